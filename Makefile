@@ -1,0 +1,61 @@
+# spider — see README.md.  `make` builds bin/spider; `make demo` and
+# `make check` install what they need first.
+CC ?= cc
+CFLAGS ?= -O2 -g
+CFLAGS += -std=gnu11 -Wall -Wextra -pthread -D_GNU_SOURCE
+LDLIBS = -lz3 -lcjson -lm -lpthread
+
+TRACE_OBJ = traces/trace_load.o traces/trace_intern.o traces/trace_derive.o
+ENCODE_OBJ = encode/encode.o encode/encode_z3.o encode/encode_smt2.o
+SPIDER_OBJ = spider/analysis.o spider/solve.o spider/report.o \
+             spider/report_text.o spider/report_json.o
+LIB_OBJ = $(TRACE_OBJ) $(ENCODE_OBJ) $(SPIDER_OBJ)
+HEADERS = traces/trace.h traces/trace_internal.h encode/encode.h spider/spider.h
+
+BINS = bin/spider bin/gen-trace bin/check-smt2
+TEST_BINS = tests/bin/test_trace
+
+.PHONY: all deps demo check unit golden compat invariance clean
+all: deps $(BINS)
+
+deps:
+	@./scripts/install-deps
+
+%.o: %.c $(HEADERS) | deps
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+build/libspider.a: $(LIB_OBJ)
+	@mkdir -p build
+	$(AR) rcs $@ $^
+
+bin/spider: spider/main.o build/libspider.a
+	@mkdir -p bin
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+bin/gen-trace: tests/gen_trace.o
+	@mkdir -p bin
+	$(CC) $(CFLAGS) -o $@ $^ -lm
+
+bin/check-smt2: tests/check_smt2.o build/libspider.a
+	@mkdir -p bin
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+tests/bin/test_trace: tests/test_trace.o build/libspider.a
+	@mkdir -p tests/bin
+	$(CC) $(CFLAGS) -o $@ $^ -lcmocka $(LDLIBS)
+
+demo: all
+	@echo "== spider on the bundled TaxDC micro-benchmarks (benchmarks/taxdc/) =="
+	@for f in benchmarks/taxdc/*.log; do \
+	    echo; echo "### $$f"; ./bin/spider --no-timings "$$f"; \
+	    s=$$?; [ $$s -le 1 ] || exit $$s; \
+	done; true
+
+check: all $(TEST_BINS)
+	@./tests/run-all
+
+unit: $(TEST_BINS)
+	./tests/bin/test_trace
+
+clean:
+	rm -rf bin build tests/bin */*.o

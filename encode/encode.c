@@ -1,0 +1,308 @@
+/*
+ * encode.c — building Φ as plain data (docs/model.md §3).
+ */
+#include "encode.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct builder {
+    hb_model *m;
+    const trace *t;
+    uint32_t edges_cap, clauses_cap, lits_cap;
+} builder;
+
+static void *grow(void *arr, uint32_t *cap, uint32_t need, size_t elem)
+{
+    if (need <= *cap)
+        return arr;
+    uint32_t c = *cap ? *cap * 2 : 64;
+    while (c < need)
+        c *= 2;
+    void *p = realloc(arr, (size_t)c * elem);
+    if (!p) {
+        fputs("spider: out of memory\n", stderr);
+        exit(2);
+    }
+    *cap = c;
+    return p;
+}
+
+static void add_edge(builder *b, uint32_t *count, uint32_t before,
+                     uint32_t after)
+{
+    hb_model *m = b->m;
+    m->edges = grow(m->edges, &b->edges_cap, m->n_edges + 1, sizeof(hb_edge));
+    m->edges[m->n_edges++] = (hb_edge){before, after};
+    (*count)++;
+}
+
+static void add_clause(builder *b, uint32_t *count, const hb_lit *lits,
+                       uint32_t n)
+{
+    hb_model *m = b->m;
+    m->lits = grow(m->lits, &b->lits_cap, m->n_lits + n, sizeof(hb_lit));
+    memcpy(m->lits + m->n_lits, lits, n * sizeof(hb_lit));
+    m->clauses = grow(m->clauses, &b->clauses_cap, m->n_clauses + 1,
+                      sizeof(hb_clause));
+    m->clauses[m->n_clauses++] = (hb_clause){m->n_lits, n};
+    m->n_lits += n;
+    (*count)++;
+}
+
+static hb_lit less(uint32_t a, uint32_t b)
+{
+    return (hb_lit){LIT_LESS, a, b};
+}
+
+/* ---- program order ------------------------------------------------------ */
+
+static void nested_order(builder *b, const thread_info *th)
+{
+    int64_t prev = NONE;
+    for (uint32_t k = 0; k < th->n_events; k++) {
+        uint32_t e = th->events[k];
+        if (!b->m->kept[e])
+            continue;
+        if (prev != NONE)
+            add_edge(b, &b->m->counts.program_order, (uint32_t)prev, e);
+        prev = e;
+    }
+}
+
+/* The thesis's model: the thread outside handlers is one chain, each
+ * handler another, started by its RCV (or by the thread's previous event
+ * for a handler of no message). */
+static void floating_order(builder *b, const thread_info *th, int64_t *last)
+{
+    const trace *t = b->t;
+    int64_t prev = NONE; /* the thread's previous kept event, any context */
+    for (uint32_t k = 0; k < th->n_events; k++) {
+        uint32_t e = th->events[k];
+        if (!b->m->kept[e])
+            continue;
+        int32_t h = t->events[e].handler;
+        int64_t *chain = &last[h + 1];
+        uint32_t *count = &b->m->counts.program_order;
+        if (*chain != NONE)
+            add_edge(b, count, (uint32_t)*chain, e);
+        else if (h != NONE && t->handlers[h].rcv != NONE &&
+                 b->m->kept[t->handlers[h].rcv])
+            add_edge(b, count, (uint32_t)t->handlers[h].rcv, e);
+        else if (h != NONE && prev != NONE)
+            add_edge(b, count, (uint32_t)prev, e);
+        *chain = e;
+        prev = e;
+    }
+}
+
+static void program_order(builder *b, handler_model handlers)
+{
+    const trace *t = b->t;
+    int64_t *last = malloc(sizeof(int64_t) * (t->n_handlers + 1));
+    for (uint32_t i = 0; i < t->n_threads; i++) {
+        if (handlers == HANDLERS_NESTED) {
+            nested_order(b, &t->threads[i]);
+            continue;
+        }
+        for (uint32_t h = 0; h <= t->n_handlers; h++)
+            last[h] = NONE;
+        floating_order(b, &t->threads[i], last);
+    }
+    free(last);
+}
+
+/* ---- threads, messages, locks, wait/notify ------------------------------- */
+
+static int64_t first_kept(const builder *b, const thread_info *th)
+{
+    for (uint32_t k = 0; k < th->n_events; k++)
+        if (b->m->kept[th->events[k]])
+            return th->events[k];
+    return NONE;
+}
+
+static int64_t last_kept(const builder *b, const thread_info *th)
+{
+    for (uint32_t k = th->n_events; k-- > 0;)
+        if (b->m->kept[th->events[k]])
+            return th->events[k];
+    return NONE;
+}
+
+static void thread_sync(builder *b)
+{
+    const trace *t = b->t;
+    uint32_t *count = &b->m->counts.thread_sync;
+    for (uint32_t e = 0; e < t->n_events; e++) {
+        const event *ev = &t->events[e];
+        if ((ev->kind != EV_CREATE && ev->kind != EV_JOIN) || !b->m->kept[e])
+            continue;
+        const thread_info *child = &t->threads[ev->object];
+        if (ev->kind == EV_CREATE) {
+            if (child->create != (int32_t)e)
+                continue; /* only the first CREATE of a thread forks it */
+            int64_t first = first_kept(b, child);
+            if (first != NONE)
+                add_edge(b, count, e, (uint32_t)first);
+        } else {
+            int64_t last = last_kept(b, child);
+            if (last != NONE)
+                add_edge(b, count, (uint32_t)last, e);
+        }
+    }
+}
+
+static void messages(builder *b)
+{
+    const trace *t = b->t;
+    uint32_t *count = &b->m->counts.messages;
+    hb_lit *lits = NULL;
+    uint32_t lits_cap = 0;
+    for (uint32_t i = 0; i < t->n_matches; i++) {
+        const rcv_match *mt = &t->matches[i];
+        if (!b->m->kept[mt->rcv])
+            continue;
+        uint32_t n = 0;
+        lits = grow(lits, &lits_cap, mt->n_sends, sizeof(hb_lit));
+        for (uint32_t k = 0; k < mt->n_sends; k++) {
+            if (!b->m->kept[mt->sends[k]])
+                continue;
+            if (mt->all)
+                add_edge(b, count, mt->sends[k], mt->rcv);
+            else
+                lits[n++] = less(mt->sends[k], mt->rcv);
+        }
+        if (n == 1)
+            add_edge(b, count, lits[0].a, lits[0].b);
+        else if (n > 1)
+            add_clause(b, count, lits, n);
+    }
+    free(lits);
+}
+
+static int cmp_sections(const void *x, const void *y)
+{
+    const lock_section *a = x, *b = y;
+    if (a->lock != b->lock)
+        return a->lock < b->lock ? -1 : 1;
+    return a->acquire < b->acquire ? -1 : a->acquire > b->acquire;
+}
+
+/* Two sections of one lock in different threads never overlap. */
+static void exclude(builder *b, const lock_section *x, const lock_section *y)
+{
+    uint32_t *count = &b->m->counts.locks;
+    if (x->release == NONE && y->release == NONE) {
+        /* both hold to the end: impossible, and Φ must say so */
+        add_edge(b, count, x->acquire, y->acquire);
+        add_edge(b, count, y->acquire, x->acquire);
+    } else if (x->release == NONE) {
+        add_edge(b, count, (uint32_t)y->release, x->acquire);
+    } else if (y->release == NONE) {
+        add_edge(b, count, (uint32_t)x->release, y->acquire);
+    } else {
+        hb_lit lits[2] = {less((uint32_t)x->release, y->acquire),
+                          less((uint32_t)y->release, x->acquire)};
+        add_clause(b, count, lits, 2);
+    }
+}
+
+static int section_kept(const builder *b, const lock_section *s)
+{
+    return b->m->kept[s->acquire] &&
+           (s->release == NONE || b->m->kept[s->release]);
+}
+
+static void locks(builder *b)
+{
+    const trace *t = b->t;
+    lock_section *s = malloc(sizeof(lock_section) * (t->n_sections + 1));
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < t->n_sections; i++)
+        if (section_kept(b, &t->sections[i]))
+            s[n++] = t->sections[i];
+    qsort(s, n, sizeof *s, cmp_sections);
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t j = i + 1; j < n && s[j].lock == s[i].lock; j++)
+            if (s[i].thread != s[j].thread)
+                exclude(b, &s[i], &s[j]);
+    free(s);
+}
+
+/* One boolean per (notify, wait): the wait follows a notify it chose, and a
+ * NOTIFY is chosen by at most one wait. */
+static void wait_notify(builder *b)
+{
+    const trace *t = b->t;
+    hb_model *m = b->m;
+    uint32_t *count = &m->counts.wait_notify;
+    uint32_t *bool_of = malloc(sizeof(uint32_t) * (t->n_waits + 1));
+    hb_lit *lits = NULL;
+    uint32_t lits_cap = 0;
+    for (uint32_t i = 0; i < t->n_waits; i++) {
+        const wait_info *w = &t->waits[i];
+        bool_of[i] = m->n_bools;
+        if (!m->kept[w->wait] || w->n_notifies == 0)
+            continue;
+        lits = grow(lits, &lits_cap, w->n_notifies, sizeof(hb_lit));
+        for (uint32_t k = 0; k < w->n_notifies; k++) {
+            uint32_t v = m->n_bools + k;
+            lits[k] = (hb_lit){LIT_BOOL, v, 0};
+            hb_lit implies[2] = {{LIT_NOT_BOOL, v, 0},
+                                 less(w->notifies[k], w->wait)};
+            add_clause(b, count, implies, 2);
+        }
+        add_clause(b, count, lits, w->n_notifies);
+        m->n_bools += w->n_notifies;
+    }
+    for (uint32_t i = 0; i < t->n_waits; i++)
+        for (uint32_t j = i + 1; j < t->n_waits; j++) {
+            const wait_info *x = &t->waits[i], *y = &t->waits[j];
+            if (!m->kept[x->wait] || !m->kept[y->wait])
+                continue;
+            for (uint32_t p = 0; p < x->n_notifies; p++)
+                for (uint32_t q = 0; q < y->n_notifies; q++) {
+                    uint32_t n = x->notifies[p];
+                    if (n != y->notifies[q] || t->events[n].kind != EV_NOTIFY)
+                        continue;
+                    hb_lit one[2] = {{LIT_NOT_BOOL, bool_of[i] + p, 0},
+                                     {LIT_NOT_BOOL, bool_of[j] + q, 0}};
+                    add_clause(b, count, one, 2);
+                }
+        }
+    free(lits);
+    free(bool_of);
+}
+
+hb_model *hb_model_build(const trace *t, const uint8_t *keep,
+                         handler_model handlers)
+{
+    hb_model *m = calloc(1, sizeof *m);
+    if (!m)
+        return NULL;
+    m->n_events = t->n_events;
+    m->kept = malloc(t->n_events + 1);
+    for (uint32_t e = 0; e < t->n_events; e++) {
+        m->kept[e] = keep ? keep[e] != 0 : 1;
+        m->n_kept += m->kept[e];
+    }
+    builder b = {.m = m, .t = t};
+    program_order(&b, handlers);
+    thread_sync(&b);
+    messages(&b);
+    locks(&b);
+    wait_notify(&b);
+    return m;
+}
+
+void hb_model_free(hb_model *m)
+{
+    if (!m)
+        return;
+    free(m->kept);
+    free(m->edges);
+    free(m->clauses);
+    free(m->lits);
+    free(m);
+}

@@ -1,0 +1,111 @@
+/*
+ * encode.h — the happens-before model Φ of a trace (docs/model.md).
+ *
+ * hb_model_build() turns a trace (and which of its events are kept) into
+ * plain data: unconditional difference edges O(a) < O(b) and clauses
+ * (disjunctions of difference atoms and booleans).  Two back ends read
+ * that data: Z3 terms inside an hb_solver (one per worker thread; each owns
+ * its own Z3 context), and SMT-LIB2 text for --emit-smt2.
+ *
+ * Variables are event ids of the trace: O(e) for event e.  Booleans
+ * (wait/notify choices) are numbered from 0.
+ *
+ * Ownership: the model owns its arrays and borrows nothing after
+ * hb_model_build() returns; free it with hb_model_free().  An hb_solver
+ * borrows the model only while hb_solver_new() runs.
+ */
+#ifndef SPIDER_ENCODE_H
+#define SPIDER_ENCODE_H
+
+#include "../traces/trace.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+typedef enum handler_model { HANDLERS_NESTED, HANDLERS_FLOATING } handler_model;
+
+typedef struct hb_edge {
+    uint32_t before, after;          /* O(before) < O(after) */
+} hb_edge;
+
+typedef enum hb_lit_kind { LIT_LESS, LIT_BOOL, LIT_NOT_BOOL } hb_lit_kind;
+
+typedef struct hb_lit {
+    uint8_t kind;                    /* hb_lit_kind */
+    uint32_t a, b;                   /* LESS: O(a) < O(b); BOOL: boolean a */
+} hb_lit;
+
+typedef struct hb_clause {
+    uint32_t first, n;               /* lits[first .. first+n) */
+} hb_clause;
+
+/* Where constraints came from, for the report. */
+typedef struct hb_counts {
+    uint32_t program_order, thread_sync, messages, locks, wait_notify;
+} hb_counts;
+
+typedef struct hb_model {
+    uint32_t n_events;               /* variables are 0 .. n_events-1 */
+    uint8_t *kept;                   /* kept[e]: O(e) is in the model */
+    uint32_t n_kept;
+    hb_edge *edges;
+    uint32_t n_edges;
+    hb_clause *clauses;
+    uint32_t n_clauses;
+    hb_lit *lits;
+    uint32_t n_lits;
+    uint32_t n_bools;
+    hb_counts counts;                /* constraints by origin */
+} hb_model;
+
+/* Builds Φ for the events e with keep[e] != 0 (keep NULL = all). */
+hb_model *hb_model_build(const trace *t, const uint8_t *keep,
+                         handler_model handlers);
+void hb_model_free(hb_model *m);
+
+/* Number of constraints (edges + clauses). */
+static inline uint32_t hb_model_size(const hb_model *m)
+{
+    return m->n_edges + m->n_clauses;
+}
+
+/* One question about Φ. */
+typedef enum hb_query_kind {
+    QUERY_SIMULTANEOUS,              /* Φ ∧ O(a) = O(b) */
+    QUERY_BEFORE                     /* Φ ∧ O(a) < O(b) */
+} hb_query_kind;
+
+typedef struct hb_query {
+    uint8_t kind;                    /* hb_query_kind */
+    uint32_t a, b;
+} hb_query;
+
+typedef enum hb_answer { ANSWER_UNSAT = 0, ANSWER_SAT = 1,
+                         ANSWER_UNKNOWN = 2 } hb_answer;
+
+/* Writes Φ as SMT-LIB2 (QF_IDL), followed by `query` and (check-sat) when
+ * query is not NULL, or by (check-sat) alone.  Returns 0, or -1 on a write
+ * error. */
+int hb_model_write_smt2(const hb_model *m, const trace *t,
+                        const hb_query *query, FILE *out);
+
+/* ---- Z3 back end ---------------------------------------------------------- */
+
+typedef enum solver_tuning {
+    TUNING_FAST,                     /* simple solver, difference-logic engine */
+    TUNING_DEFAULT                   /* Z3's default solver and settings */
+} solver_tuning;
+
+typedef struct hb_solver hb_solver;
+
+/* A solver with Φ asserted once; owns its own Z3 context, so each thread
+ * must have its own.  timeout_ms 0 = none.  Returns NULL if Z3 fails. */
+hb_solver *hb_solver_new(const hb_model *m, solver_tuning tuning,
+                         unsigned timeout_ms);
+/* Φ alone: ANSWER_UNSAT means the trace is inconsistent. */
+hb_answer hb_solver_check_model(hb_solver *s);
+/* One incremental check (push / assert / check / pop). */
+hb_answer hb_solver_check(hb_solver *s, const hb_query *q);
+void hb_solver_free(hb_solver *s);
+
+#endif

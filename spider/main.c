@@ -1,0 +1,241 @@
+/*
+ * main.c — the spider command: options, then load ──► encode ──► analyse
+ * ──► print, with one cleanup path and the exit statuses of SPEC §6.
+ */
+#include "spider.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct cli {
+    int json;
+    handler_model handlers;
+    trace_order order;
+    unsigned jobs;
+    const char *emit_smt2;
+    int lenient, quiet, timings, color;
+    unsigned timeout_ms;
+    solver_tuning tuning;
+} cli;
+
+static const char usage[] =
+    "usage: spider [options] TRACE...\n"
+    "Finds data races, message races and handler races in traces of a\n"
+    "distributed system (Falcon JSON: files, or directories of files).\n"
+    "\n"
+    "  -f, --format=text|json      report format (default text)\n"
+    "      --handlers=nested|floating\n"
+    "                              a handler ends before the thread's next\n"
+    "                              event (nested, default) or floats (thesis)\n"
+    "      --order=file|timestamp  program order: input order (default) or\n"
+    "                              each thread stable-sorted by timestamp\n"
+    "  -j, --jobs=N                solver worker threads (default: CPUs)\n"
+    "      --emit-smt2=FILE        write the model as SMT-LIB2 (QF_IDL)\n"
+    "      --lenient               skip bad events with a warning\n"
+    "      --timeout-ms=N          per-query solver timeout (0 = none)\n"
+    "      --z3-config=fast|default\n"
+    "                              Z3 set-up: difference-logic engine (fast,\n"
+    "                              default) or Z3's defaults (slow; for checks)\n"
+    "      --no-timings            leave timings out of the report\n"
+    "      --color=auto|always|never\n"
+    "  -q, --quiet                 no warnings; text report lists races only\n"
+    "  -h, --help                  this help\n"
+    "  -V, --version               the version\n"
+    "\n"
+    "Exit status: 0 no race, 1 races found, 2 bad usage or bad input.\n";
+
+enum { OPT_HANDLERS = 256, OPT_ORDER, OPT_SMT2, OPT_LENIENT, OPT_TIMEOUT,
+       OPT_Z3, OPT_NO_TIMINGS, OPT_COLOR };
+
+static const struct option long_options[] = {
+    {"format", required_argument, NULL, 'f'},
+    {"handlers", required_argument, NULL, OPT_HANDLERS},
+    {"order", required_argument, NULL, OPT_ORDER},
+    {"jobs", required_argument, NULL, 'j'},
+    {"emit-smt2", required_argument, NULL, OPT_SMT2},
+    {"lenient", no_argument, NULL, OPT_LENIENT},
+    {"timeout-ms", required_argument, NULL, OPT_TIMEOUT},
+    {"z3-config", required_argument, NULL, OPT_Z3},
+    {"no-timings", no_argument, NULL, OPT_NO_TIMINGS},
+    {"color", required_argument, NULL, OPT_COLOR},
+    {"quiet", no_argument, NULL, 'q'},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0}};
+
+/* Index of value in choices (NULL-terminated), or -1 with a message. */
+static int choose(const char *option, const char *value,
+                  const char *const *choices)
+{
+    for (int i = 0; choices[i]; i++)
+        if (strcmp(value, choices[i]) == 0)
+            return i;
+    fprintf(stderr, "spider: --%s: '%s' is not one of:", option, value);
+    for (int i = 0; choices[i]; i++)
+        fprintf(stderr, " %s", choices[i]);
+    fputc('\n', stderr);
+    return -1;
+}
+
+static int parse_count(const char *option, const char *value, unsigned *out,
+                       unsigned min)
+{
+    char *end;
+    unsigned long v = strtoul(value, &end, 10);
+    if (*value == '\0' || *end != '\0' || v < min || v > 1000000000UL) {
+        fprintf(stderr, "spider: --%s: '%s' is not a number >= %u\n", option,
+                value, min);
+        return -1;
+    }
+    *out = (unsigned)v;
+    return 0;
+}
+
+static int parse_option(cli *c, int opt, const char *arg)
+{
+    static const char *const formats[] = {"text", "json", NULL};
+    static const char *const handlers[] = {"nested", "floating", NULL};
+    static const char *const orders[] = {"file", "timestamp", NULL};
+    static const char *const configs[] = {"fast", "default", NULL};
+    static const char *const colors[] = {"auto", "always", "never", NULL};
+    int i;
+    switch (opt) {
+    case 'f':
+        return (c->json = choose("format", arg, formats)) < 0 ? -1 : 0;
+    case OPT_HANDLERS:
+        if ((i = choose("handlers", arg, handlers)) < 0)
+            return -1;
+        c->handlers = i ? HANDLERS_FLOATING : HANDLERS_NESTED;
+        return 0;
+    case OPT_ORDER:
+        if ((i = choose("order", arg, orders)) < 0)
+            return -1;
+        c->order = i ? ORDER_TIMESTAMP : ORDER_FILE;
+        return 0;
+    case 'j':
+        return parse_count("jobs", arg, &c->jobs, 1);
+    case OPT_SMT2:
+        c->emit_smt2 = arg;
+        return 0;
+    case OPT_LENIENT:
+        c->lenient = 1;
+        return 0;
+    case OPT_TIMEOUT:
+        return parse_count("timeout-ms", arg, &c->timeout_ms, 0);
+    case OPT_Z3:
+        if ((i = choose("z3-config", arg, configs)) < 0)
+            return -1;
+        c->tuning = i ? TUNING_DEFAULT : TUNING_FAST;
+        return 0;
+    case OPT_NO_TIMINGS:
+        c->timings = 0;
+        return 0;
+    case OPT_COLOR:
+        if ((i = choose("color", arg, colors)) < 0)
+            return -1;
+        c->color = i == 0 ? (isatty(STDOUT_FILENO) && !getenv("NO_COLOR"))
+                          : i == 1;
+        return 0;
+    case 'q':
+        c->quiet = 1;
+        return 0;
+    default:
+        return -1;
+    }
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int write_smt2(const char *path, const hb_model *m, const trace *t)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "spider: %s: cannot write the SMT-LIB2 file\n", path);
+        return -1;
+    }
+    int rc = hb_model_write_smt2(m, t, NULL, f);
+    if (f != stdout && fclose(f) != 0)
+        rc = -1;
+    if (rc)
+        fprintf(stderr, "spider: %s: write error\n", path);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    cli c = {.handlers = HANDLERS_NESTED, .order = ORDER_FILE,
+             .timings = 1, .tuning = TUNING_FAST};
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    c.jobs = cpus > 0 ? (unsigned)cpus : 1;
+    c.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
+    int status = EXIT_BAD_INPUT, opt;
+    trace *t = NULL;
+    hb_model *m = NULL;
+    report *r = NULL;
+    char err[512] = "";
+
+    while ((opt = getopt_long(argc, argv, "f:j:qhV", long_options, NULL)) != -1) {
+        if (opt == 'h') {
+            fputs(usage, stdout);
+            return EXIT_NO_RACE;
+        }
+        if (opt == 'V') {
+            printf("spider %s\n", SPIDER_VERSION);
+            return EXIT_NO_RACE;
+        }
+        if (parse_option(&c, opt, optarg) != 0) {
+            fputs("Try 'spider --help'.\n", stderr);
+            return EXIT_BAD_INPUT;
+        }
+    }
+    if (optind >= argc) {
+        fputs("spider: no trace given\nTry 'spider --help'.\n", stderr);
+        return EXIT_BAD_INPUT;
+    }
+
+    double start = now();
+    trace_options topts = {.order = c.order, .lenient = c.lenient,
+                           .warnings = c.quiet ? NULL : stderr};
+    if (trace_load((const char *const *)argv + optind, (size_t)(argc - optind),
+                   &topts, &t, err, sizeof err) != TRACE_OK) {
+        fprintf(stderr, "spider: %s\n", err);
+        goto cleanup;
+    }
+    double loaded = now();
+    m = hb_model_build(t, NULL, c.handlers);
+    double encoded = now();
+    if (c.emit_smt2 && write_smt2(c.emit_smt2, m, t) != 0)
+        goto cleanup;
+    analysis_options aopts = {.handlers = c.handlers, .jobs = c.jobs,
+                              .tuning = c.tuning, .timeout_ms = c.timeout_ms};
+    r = analyse(t, m, &aopts, err, sizeof err);
+    if (!r) {
+        fprintf(stderr, "spider: %s\n", err);
+        goto cleanup;
+    }
+    r->timings.load = loaded - start;
+    r->timings.encode = encoded - loaded;
+    r->timings.total = now() - start;
+    print_options popts = {.quiet = c.quiet, .color = c.color && !c.json,
+                           .timings = c.timings};
+    if (c.json)
+        report_print_json(r, &popts, stdout);
+    else
+        report_print_text(r, &popts, stdout);
+    status = r->n_groups ? EXIT_RACES : EXIT_NO_RACE;
+cleanup:
+    report_free(r);
+    hb_model_free(m);
+    trace_free(t);
+    if (fflush(stdout) != 0)
+        status = EXIT_BAD_INPUT;
+    return status;
+}

@@ -1,0 +1,43 @@
+/*
+ * report.c — the report model's lifetime and names.
+ */
+#include "spider.h"
+
+#include <stdlib.h>
+
+const char *race_kind_title(race_kind k)
+{
+    static const char *const titles[RACE_KINDS] = {
+        "Data races", "Message races", "Handler races"};
+    return k < RACE_KINDS ? titles[k] : "?";
+}
+
+static void free_ref(event_ref *e)
+{
+    free(e->thread);
+    free(e->location);
+    free(e->file);
+}
+
+void report_free(report *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->n_groups; i++) {
+        race_group *g = &r->groups[i];
+        free(g->locations[0]);
+        free(g->locations[1]);
+        free(g->node);
+        free(g->variable);
+        free_ref(&g->first);
+        free_ref(&g->second);
+        free_ref(&g->first_rcv);
+        free_ref(&g->second_rcv);
+    }
+    free(r->groups);
+    if (r->files)
+        for (uint32_t i = 0; i < r->summary.files; i++)
+            free(r->files[i]);
+    free(r->files);
+    free(r);
+}

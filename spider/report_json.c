@@ -1,0 +1,122 @@
+/*
+ * report_json.c — the machine-readable report (docs/report.md), built with
+ * cJSON.  Keys appear in a fixed order and arrays are sorted, so the output
+ * is byte-for-byte stable apart from "timings".
+ */
+#include "spider.h"
+
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+
+static void add_u64(cJSON *o, const char *k, uint64_t v)
+{
+    cJSON_AddItemToObject(o, k, cJSON_CreateNumber((double)v));
+}
+
+static cJSON *event_json(const event_ref *e)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "type", e->type);
+    cJSON_AddStringToObject(o, "thread", e->thread);
+    cJSON_AddStringToObject(o, "location", e->location);
+    cJSON_AddStringToObject(o, "file", e->file);
+    add_u64(o, "line", e->line);
+    return o;
+}
+
+static cJSON *group_json(const race_group *g)
+{
+    cJSON *o = cJSON_CreateObject();
+    const char *locs[2] = {g->locations[0], g->locations[1]};
+    cJSON_AddItemToObject(o, "locations", cJSON_CreateStringArray(locs, 2));
+    if (g->variable)
+        cJSON_AddStringToObject(o, "variable", g->variable);
+    cJSON_AddStringToObject(o, "node", g->node);
+    add_u64(o, "count", g->count);
+    cJSON *inst = cJSON_CreateObject();
+    if (g->kind == RACE_MESSAGE) {
+        cJSON_AddItemToObject(inst, "sends", cJSON_CreateArray());
+        cJSON *sends = cJSON_GetObjectItem(inst, "sends");
+        cJSON_AddItemToArray(sends, event_json(&g->first));
+        cJSON_AddItemToArray(sends, event_json(&g->second));
+        cJSON *rcvs = cJSON_AddArrayToObject(inst, "receives");
+        cJSON_AddItemToArray(rcvs, event_json(&g->first_rcv));
+        cJSON_AddItemToArray(rcvs, event_json(&g->second_rcv));
+    } else {
+        cJSON *acc = cJSON_AddArrayToObject(inst, "accesses");
+        cJSON_AddItemToArray(acc, event_json(&g->first));
+        cJSON_AddItemToArray(acc, event_json(&g->second));
+    }
+    cJSON_AddItemToObject(o, "instance", inst);
+    return o;
+}
+
+static cJSON *summary_json(const report *r)
+{
+    const report_summary *s = &r->summary;
+    cJSON *o = cJSON_CreateObject();
+    add_u64(o, "events", s->events);
+    add_u64(o, "events_analyzed", s->events_analyzed);
+    add_u64(o, "files", s->files);
+    add_u64(o, "nodes", s->nodes);
+    add_u64(o, "threads", s->threads);
+    cJSON *kinds = cJSON_AddObjectToObject(o, "events_by_kind");
+    for (int k = 1; k <= EV_KIND_MAX; k++)
+        if (s->by_kind[k])
+            add_u64(kinds, event_kind_name((event_kind)k), s->by_kind[k]);
+    cJSON *msg = cJSON_AddObjectToObject(o, "messages");
+    add_u64(msg, "matched_receives", s->trace.rcvs_matched);
+    add_u64(msg, "unmatched_receives", s->trace.rcvs_unmatched);
+    add_u64(msg, "unreceived_sends", s->trace.sends_unreceived);
+    add_u64(o, "handlers", s->handlers);
+    add_u64(o, "lock_sections", s->lock_sections);
+    cJSON_AddStringToObject(o, "handler_model",
+                            s->handlers_model == HANDLERS_NESTED ? "nested"
+                                                                 : "floating");
+    cJSON *c = cJSON_AddObjectToObject(o, "constraints");
+    add_u64(c, "total", s->constraints);
+    add_u64(c, "program_order", s->constraints_by_origin.program_order);
+    add_u64(c, "thread_sync", s->constraints_by_origin.thread_sync);
+    add_u64(c, "messages", s->constraints_by_origin.messages);
+    add_u64(c, "locks", s->constraints_by_origin.locks);
+    add_u64(c, "wait_notify", s->constraints_by_origin.wait_notify);
+    cJSON *cand = cJSON_AddObjectToObject(o, "candidates");
+    add_u64(cand, "data", s->candidates[RACE_DATA]);
+    add_u64(cand, "message", s->candidates[RACE_MESSAGE]);
+    cJSON *inst = cJSON_AddObjectToObject(o, "instances");
+    add_u64(inst, "data", s->instances[RACE_DATA]);
+    add_u64(inst, "message", s->instances[RACE_MESSAGE]);
+    add_u64(inst, "handler", s->instances[RACE_HANDLER]);
+    add_u64(o, "undecided", s->undecided);
+    add_u64(o, "warnings", s->trace.warnings);
+    add_u64(o, "skipped_events", s->trace.events_skipped);
+    add_u64(o, "truncated_files", s->trace.truncated_files);
+    return o;
+}
+
+void report_print_json(const report *r, const print_options *opts, FILE *out)
+{
+    static const char *const keys[RACE_KINDS] = {
+        "data_races", "message_races", "handler_races"};
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddItemToObject(root, "summary", summary_json(r));
+    cJSON *arrays[RACE_KINDS];
+    for (int k = 0; k < RACE_KINDS; k++)
+        arrays[k] = cJSON_AddArrayToObject(root, keys[k]);
+    for (size_t i = 0; i < r->n_groups; i++)
+        cJSON_AddItemToArray(arrays[r->groups[i].kind],
+                             group_json(&r->groups[i]));
+    if (opts->timings) {
+        cJSON *t = cJSON_AddObjectToObject(root, "timings");
+        cJSON_AddNumberToObject(t, "load_s", r->timings.load);
+        cJSON_AddNumberToObject(t, "encode_s", r->timings.encode);
+        cJSON_AddNumberToObject(t, "solve_s", r->timings.solve);
+        cJSON_AddNumberToObject(t, "total_s", r->timings.total);
+        add_u64(t, "jobs", r->timings.jobs);
+    }
+    char *text = cJSON_Print(root);
+    fputs(text, out);
+    fputc('\n', out);
+    free(text);
+    cJSON_Delete(root);
+}

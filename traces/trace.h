@@ -1,0 +1,185 @@
+/*
+ * trace.h — the event model of a multi-node run and the Falcon loader.
+ *
+ * trace_load() reads Falcon ("taz") JSON traces — files or directories,
+ * JSON arrays or streams of objects — and derives, once, every fact the
+ * later steps need: program order, handler binding, message matching, lock
+ * sections and wait/notify candidates (docs/trace-format.md and
+ * docs/model.md say what each means).  Nothing after this module looks at
+ * JSON.
+ *
+ * Ownership: a trace owns every array and string reachable from it; the
+ * caller owns the trace returned by trace_load() and frees it with
+ * trace_free().  Pointers into a trace stay valid until trace_free().
+ * Nothing here mutates a trace after trace_load() returns.
+ */
+#ifndef SPIDER_TRACE_H
+#define SPIDER_TRACE_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stddef.h>
+
+#define TRACE_OK 0
+#define TRACE_ERR (-1)
+
+/* Id of an interned string; STR_NONE stands for "absent". */
+typedef uint32_t str_id;
+#define STR_NONE UINT32_MAX
+#define NONE (-1)
+
+/* Event kinds; the values are the Falcon integer codes. */
+typedef enum event_kind {
+    EV_CREATE = 1, EV_START, EV_END, EV_JOIN, EV_LOG, EV_READ, EV_WRITE,
+    EV_SND, EV_RCV, EV_CLOSE, EV_CONNECT, EV_ACCEPT, EV_SHUTDOWN,
+    EV_HANDLERBEGIN, EV_HANDLEREND, EV_LOCK, EV_UNLOCK, EV_WAIT, EV_NOTIFY,
+    EV_NOTIFYALL
+} event_kind;
+#define EV_KIND_MAX EV_NOTIFYALL
+
+/* Canonical upper-case name of a kind ("R", "SND", ...). */
+const char *event_kind_name(event_kind kind);
+
+typedef struct event {
+    uint8_t kind;          /* event_kind */
+    uint8_t tcp;           /* SND/RCV: socket_type is "TCP" */
+    uint32_t thread;       /* index into trace.threads */
+    uint32_t pos;          /* position in its thread's program order */
+    uint32_t input_index;  /* 0-based position in its thread in the input */
+    str_id loc;            /* source location, or STR_NONE */
+    int32_t object;        /* R/W/LOCK/UNLOCK/WAIT/NOTIFY*: shared object;
+                              CREATE/JOIN: child thread; SND/RCV: channel;
+                              NONE otherwise */
+    str_id message;        /* SND/RCV: canonical message id, or STR_NONE */
+    int64_t size;          /* SND/RCV: bytes, or -1 */
+    int64_t timestamp;     /* 0 when absent */
+    uint32_t file;         /* index into trace.files */
+    uint32_t line;         /* 1-based line of the object's opening brace */
+    int32_t handler;       /* innermost handler holding it, or NONE */
+    int32_t match;         /* RCV: index into trace.matches, or NONE */
+} event;
+
+typedef struct thread_info {
+    str_id name;           /* "tid@node" as written */
+    str_id node;
+    uint32_t *events;      /* event ids in program order */
+    uint32_t n_events;
+    int32_t create;        /* the CREATE that forks it, or NONE */
+} thread_info;
+
+/* A variable or lock: shared state is per node. */
+typedef struct shared_object {
+    str_id node;
+    str_id name;
+} shared_object;
+
+/* A directed channel (src, src_port, dst, dst_port). */
+typedef struct channel {
+    str_id src, src_port, dst, dst_port;
+} channel;
+
+typedef struct handler {
+    uint32_t thread;
+    int32_t rcv;           /* the RCV it handles, or NONE (handler of no message) */
+    uint32_t begin;        /* HANDLERBEGIN event */
+    uint32_t last;         /* HANDLEREND event, or the thread's last event */
+    int32_t parent;        /* enclosing handler, or NONE */
+} handler;
+
+/* How a RCV is matched to sends: it follows one of `sends` (ANY, by message
+ * id) or all of them (ALL, TCP byte stream).  sends[0] is "its send". */
+typedef struct rcv_match {
+    uint32_t rcv;
+    uint32_t *sends;
+    uint32_t n_sends;
+    uint8_t all;
+} rcv_match;
+
+/* An outermost LOCK..UNLOCK pair of one thread. */
+typedef struct lock_section {
+    uint32_t thread;
+    uint32_t lock;         /* shared object */
+    uint32_t acquire;      /* LOCK event */
+    int32_t release;       /* UNLOCK event, or NONE when never released */
+} lock_section;
+
+/* A WAIT and the NOTIFY/NOTIFYALL events of other threads that may wake it. */
+typedef struct wait_info {
+    uint32_t wait;
+    uint32_t *notifies;
+    uint32_t n_notifies;
+} wait_info;
+
+typedef struct trace_stats {
+    uint64_t by_kind[EV_KIND_MAX + 1];
+    uint32_t rcvs_matched, rcvs_unmatched, sends_unreceived;
+    uint32_t handlers_without_message, handlers_unclosed;
+    uint32_t sections_unreleased, unlocks_ignored;
+    uint32_t events_skipped;        /* --lenient: bad events dropped */
+    uint32_t truncated_files;       /* last object cut off */
+    uint32_t warnings;
+} trace_stats;
+
+typedef struct trace {
+    char **strings;        /* interned strings, by str_id */
+    uint32_t n_strings;
+    char **files;          /* paths as read, in reading order */
+    uint32_t n_files;
+    event *events;         /* every event, in input order */
+    uint32_t n_events;
+    thread_info *threads;  /* in order of first appearance */
+    uint32_t n_threads;
+    uint32_t n_nodes;
+    shared_object *objects;
+    uint32_t n_objects;
+    channel *channels;
+    uint32_t n_channels;
+    handler *handlers;     /* ordered by HANDLERBEGIN event id */
+    uint32_t n_handlers;
+    rcv_match *matches;
+    uint32_t n_matches;
+    lock_section *sections;
+    uint32_t n_sections;
+    wait_info *waits;
+    uint32_t n_waits;
+    trace_stats stats;
+    void *interner;        /* private */
+} trace;
+
+typedef enum trace_order { ORDER_FILE, ORDER_TIMESTAMP } trace_order;
+
+typedef struct trace_options {
+    trace_order order;
+    int lenient;           /* skip bad events with a warning */
+    FILE *warnings;        /* where warnings go; NULL = count them only */
+} trace_options;
+
+/* Reads `paths` (files, or directories whose regular files are read in
+ * byte-wise name order) into a new trace.  On error returns TRACE_ERR with
+ * a one-line message "file:line:col: what is wrong" in err. */
+int trace_load(const char *const *paths, size_t n_paths,
+               const trace_options *opts, trace **out,
+               char *err, size_t err_len);
+
+/* Same, from one in-memory buffer named `name` (used by tests and fuzzing). */
+int trace_load_buffer(const char *name, const char *data, size_t len,
+                      const trace_options *opts, trace **out,
+                      char *err, size_t err_len);
+
+void trace_free(trace *t);
+
+static inline const char *trace_str(const trace *t, str_id id)
+{
+    return id == STR_NONE ? NULL : t->strings[id];
+}
+
+static inline int event_is_access(const event *e)
+{
+    return e->kind == EV_READ || e->kind == EV_WRITE;
+}
+
+/* The location of an event as reported: its `loc`, or "thread#index".
+ * Writes into buf and returns it. */
+const char *event_location(const trace *t, uint32_t ev, char *buf, size_t len);
+
+#endif

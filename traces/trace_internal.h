@@ -1,0 +1,38 @@
+/*
+ * trace_internal.h — shared by the files of the traces/ module only.
+ */
+#ifndef SPIDER_TRACE_INTERNAL_H
+#define SPIDER_TRACE_INTERNAL_H
+
+#include "trace.h"
+#include <stdarg.h>
+#include <stdlib.h>
+
+/* Grows *arr (of *cap elements of size elem) to hold at least need. */
+void *grow_array(void *arr, uint32_t *cap, uint32_t need, size_t elem);
+#define ENSURE(arr, cap, need) \
+    ((arr) = grow_array((arr), &(cap), (need), sizeof *(arr)))
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+char *xstrdup(const char *s);
+
+/* Interning: strings, (node, name) objects, channels, threads by name. */
+str_id intern_str(trace *t, const char *s, size_t len);
+uint32_t intern_object(trace *t, str_id node, str_id name);
+uint32_t intern_channel(trace *t, const channel *c);
+/* Returns the thread named `name`, creating it (and its node) if new. */
+uint32_t intern_thread(trace *t, str_id name);
+/* Looks a thread up without creating it; NONE if absent. */
+int32_t find_thread(const trace *t, str_id name);
+void interner_free(trace *t);
+
+/* Emits a warning (counted in stats) to opts->warnings. */
+void trace_warn(trace *t, const trace_options *opts, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Derives program order, handlers, matches, sections and waits once all
+ * events are read. */
+int trace_derive(trace *t, const trace_options *opts, char *err, size_t len);
+
+#endif

@@ -1,0 +1,641 @@
+/*
+ * trace_load.c — reading Falcon JSON into compact events.
+ *
+ * A file is a JSON array of objects or a stream of objects; each object is
+ * parsed alone with cJSON and turned into an `event` at once, so no cJSON
+ * tree outlives its event.  Positions are tracked as we go so that every
+ * error names file, line and column.
+ */
+#include "trace_internal.h"
+
+#include <cjson/cJSON.h>
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+static const char *const kind_names[EV_KIND_MAX + 1] = {
+    NULL, "CREATE", "START", "END", "JOIN", "LOG", "R", "W", "SND", "RCV",
+    "CLOSE", "CONNECT", "ACCEPT", "SHUTDOWN", "HANDLERBEGIN", "HANDLEREND",
+    "LOCK", "UNLOCK", "WAIT", "NOTIFY", "NOTIFYALL"};
+
+static const struct { const char *alias; event_kind kind; } kind_aliases[] = {
+    {"FORK", EV_CREATE}, {"READ", EV_READ}, {"WRITE", EV_WRITE},
+    {"SEND", EV_SND}, {"RECEIVE", EV_RCV}};
+
+const char *event_kind_name(event_kind kind)
+{
+    return kind >= 1 && kind <= EV_KIND_MAX ? kind_names[kind] : "?";
+}
+
+static int kind_from_name(const char *s)
+{
+    for (int k = 1; k <= EV_KIND_MAX; k++)
+        if (strcasecmp(s, kind_names[k]) == 0)
+            return k;
+    for (size_t i = 0; i < sizeof kind_aliases / sizeof *kind_aliases; i++)
+        if (strcasecmp(s, kind_aliases[i].alias) == 0)
+            return kind_aliases[i].kind;
+    return 0;
+}
+
+const char *event_location(const trace *t, uint32_t ev, char *buf, size_t len)
+{
+    const event *e = &t->events[ev];
+    if (e->loc != STR_NONE)
+        return t->strings[e->loc];
+    snprintf(buf, len, "%s#%u", t->strings[t->threads[e->thread].name],
+             e->input_index);
+    return buf;
+}
+
+void trace_warn(trace *t, const trace_options *opts, const char *fmt, ...)
+{
+    t->stats.warnings++;
+    if (!opts->warnings)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("spider: warning: ", opts->warnings);
+    vfprintf(opts->warnings, fmt, ap);
+    fputc('\n', opts->warnings);
+    va_end(ap);
+}
+
+/* ---- reading one buffer ------------------------------------------------ */
+
+typedef struct reader {
+    trace *t;
+    const trace_options *opts;
+    const char *name;
+    uint32_t file;
+    const char *start, *end, *p;
+    uint32_t line;          /* line of p */
+    const char *line_start; /* first byte of p's line */
+    uint32_t events_cap;
+    char *err;
+    size_t err_len;
+} reader;
+
+/* Moves r->p to q, keeping line and line_start in step. */
+static void advance_to(reader *r, const char *q)
+{
+    for (const char *s = r->p; s < q; s++)
+        if (*s == '\n') {
+            r->line++;
+            r->line_start = s + 1;
+        }
+    r->p = q;
+}
+
+static void skip_ws(reader *r)
+{
+    const char *q = r->p;
+    while (q < r->end && isspace((unsigned char)*q))
+        q++;
+    advance_to(r, q);
+}
+
+/* Line and column of q, which is at or after r->p's line start. */
+static void position_of(const reader *r, const char *q, uint32_t *line,
+                        uint32_t *col)
+{
+    uint32_t l = r->line;
+    const char *ls = r->line_start;
+    for (const char *s = r->p; s < q && s < r->end; s++)
+        if (*s == '\n') {
+            l++;
+            ls = s + 1;
+        }
+    *line = l;
+    *col = (uint32_t)(q - ls) + 1;
+}
+
+static int fail_at(reader *r, const char *q, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int fail_at(reader *r, const char *q, const char *fmt, ...)
+{
+    uint32_t line, col;
+    position_of(r, q, &line, &col);
+    int n = snprintf(r->err, r->err_len, "%s:%u:%u: ", r->name, line, col);
+    if (n < 0 || (size_t)n >= r->err_len)
+        return TRACE_ERR;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->err + n, r->err_len - (size_t)n, fmt, ap);
+    va_end(ap);
+    return TRACE_ERR;
+}
+
+/* True when the object starting at q never closes before the end of the
+ * buffer: the file was cut off while it was being written. */
+static int object_unterminated(const char *q, const char *end)
+{
+    int depth = 0, in_string = 0;
+    for (; q < end; q++) {
+        char c = *q;
+        if (in_string) {
+            if (c == '\\')
+                q++;
+            else if (c == '"')
+                in_string = 0;
+        } else if (c == '"') {
+            in_string = 1;
+        } else if (c == '{' || c == '[') {
+            depth++;
+        } else if (c == '}' || c == ']') {
+            if (--depth <= 0)
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* Canonical text of a JSON number: integers without a fraction. */
+static void number_text(double v, char *buf, size_t len)
+{
+    if (v == floor(v) && fabs(v) < 9007199254740992.0)
+        snprintf(buf, len, "%lld", (long long)v);
+    else
+        snprintf(buf, len, "%.17g", v);
+}
+
+/* A string-or-number field as an interned string; STR_NONE if absent.
+ * Returns -1 when present with another type. */
+static int text_field(reader *r, const cJSON *obj, const char *key,
+                      int numeric_canonical, str_id *out)
+{
+    const cJSON *f = cJSON_GetObjectItemCaseSensitive(obj, key);
+    char buf[64];
+    *out = STR_NONE;
+    if (!f || cJSON_IsNull(f))
+        return 0;
+    if (cJSON_IsNumber(f)) {
+        number_text(f->valuedouble, buf, sizeof buf);
+        *out = intern_str(r->t, buf, strlen(buf));
+        return 0;
+    }
+    if (!cJSON_IsString(f))
+        return -1;
+    const char *s = f->valuestring;
+    if (numeric_canonical && *s) {
+        char *endp;
+        errno = 0;
+        double v = strtod(s, &endp);
+        if (*endp == '\0' && errno == 0 && !isspace((unsigned char)*s)) {
+            number_text(v, buf, sizeof buf);
+            *out = intern_str(r->t, buf, strlen(buf));
+            return 0;
+        }
+    }
+    *out = intern_str(r->t, s, strlen(s));
+    return 0;
+}
+
+/* An integer field given as a number or a numeric string. */
+static int int_field(const cJSON *obj, const char *key, int64_t *out,
+                     int *present)
+{
+    const cJSON *f = cJSON_GetObjectItemCaseSensitive(obj, key);
+    *present = 0;
+    if (!f || cJSON_IsNull(f))
+        return 0;
+    if (cJSON_IsNumber(f)) {
+        if (f->valuedouble != floor(f->valuedouble) ||
+            fabs(f->valuedouble) > 9.2e18)
+            return -1;
+        *out = (int64_t)f->valuedouble;
+        *present = 1;
+        return 0;
+    }
+    if (cJSON_IsString(f)) {
+        char *endp;
+        errno = 0;
+        long long v = strtoll(f->valuestring, &endp, 10);
+        if (*f->valuestring == '\0' || *endp != '\0' || errno)
+            return -1;
+        *out = v;
+        *present = 1;
+        return 0;
+    }
+    return -1;
+}
+
+static int needs_variable(event_kind k)
+{
+    return k == EV_READ || k == EV_WRITE || k == EV_LOCK || k == EV_UNLOCK ||
+           k == EV_WAIT || k == EV_NOTIFY || k == EV_NOTIFYALL;
+}
+
+/* Fills e from obj.  Returns NULL on success, else what is wrong. */
+static const char *convert_event(reader *r, const cJSON *obj, event *e,
+                                 char *why, size_t why_len)
+{
+    trace *t = r->t;
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(obj, "type");
+    int kind = 0;
+    if (!type)
+        return "missing field \"type\"";
+    if (cJSON_IsString(type)) {
+        kind = kind_from_name(type->valuestring);
+        if (!kind) {
+            snprintf(why, why_len, "unknown event type \"%.60s\"",
+                     type->valuestring);
+            return why;
+        }
+    } else if (cJSON_IsNumber(type)) {
+        double v = type->valuedouble;
+        if (v != floor(v) || v < 1 || v > EV_KIND_MAX) {
+            snprintf(why, why_len, "unknown event type code %g", v);
+            return why;
+        }
+        kind = (int)v;
+    } else {
+        return "field \"type\" must be a name or an integer code";
+    }
+    e->kind = (uint8_t)kind;
+
+    const cJSON *th = cJSON_GetObjectItemCaseSensitive(obj, "thread");
+    if (!th)
+        return "missing field \"thread\"";
+    if (!cJSON_IsString(th) || !*th->valuestring)
+        return "field \"thread\" must be a non-empty string \"tid@node\"";
+    str_id thread_name = intern_str(t, th->valuestring, strlen(th->valuestring));
+
+    int present;
+    e->timestamp = 0;
+    if (int_field(obj, "timestamp", &e->timestamp, &present))
+        return "field \"timestamp\" must be an integer";
+    e->size = -1;
+    if (int_field(obj, "size", &e->size, &present))
+        return "field \"size\" must be an integer";
+    if (text_field(r, obj, "loc", 0, &e->loc))
+        return "field \"loc\" must be a string or a number";
+
+    str_id var = STR_NONE, child = STR_NONE, msg = STR_NONE;
+    if (text_field(r, obj, "variable", 0, &var))
+        return "field \"variable\" must be a string or a number";
+    if (needs_variable(kind) && var == STR_NONE) {
+        snprintf(why, why_len, "missing field \"variable\" (needed by %s)",
+                 kind_names[kind]);
+        return why;
+    }
+    const cJSON *ch = cJSON_GetObjectItemCaseSensitive(obj, "child");
+    if (kind == EV_CREATE || kind == EV_JOIN) {
+        if (!ch) {
+            snprintf(why, why_len, "missing field \"child\" (needed by %s)",
+                     kind_names[kind]);
+            return why;
+        }
+        if (!cJSON_IsString(ch) || !*ch->valuestring)
+            return "field \"child\" must be a non-empty string";
+        child = intern_str(t, ch->valuestring, strlen(ch->valuestring));
+    }
+    if (text_field(r, obj, "message", 1, &msg))
+        return "field \"message\" must be a string or a number";
+
+    e->thread = intern_thread(t, thread_name);
+    e->object = NONE;
+    e->message = STR_NONE;
+    e->tcp = 0;
+    if (needs_variable(kind))
+        e->object = (int32_t)intern_object(t, t->threads[e->thread].node, var);
+    else if (kind == EV_CREATE || kind == EV_JOIN)
+        e->object = (int32_t)intern_thread(t, child);
+    else if (kind == EV_SND || kind == EV_RCV) {
+        const char *names[4] = {"src", "src_port", "dst", "dst_port"};
+        str_id parts[4];
+        int have = 0;
+        for (int i = 0; i < 4; i++) {
+            if (text_field(r, obj, names[i], 0, &parts[i])) {
+                snprintf(why, why_len, "field \"%s\" must be a string or a "
+                         "number", names[i]);
+                return why;
+            }
+            have += parts[i] != STR_NONE;
+        }
+        const cJSON *st = cJSON_GetObjectItemCaseSensitive(obj, "socket_type");
+        if (st && !cJSON_IsString(st) && !cJSON_IsNull(st))
+            return "field \"socket_type\" must be a string";
+        e->tcp = st && cJSON_IsString(st) && strcmp(st->valuestring, "TCP") == 0;
+        e->message = msg;
+        if (have == 4) {
+            channel c = {parts[0], parts[1], parts[2], parts[3]};
+            e->object = (int32_t)intern_channel(t, &c);
+        }
+        if (e->tcp && msg == STR_NONE) {
+            for (int i = 0; i < 4; i++)
+                if (parts[i] == STR_NONE) {
+                    snprintf(why, why_len, "missing field \"%s\" (needed by "
+                             "TCP %s without \"message\")", names[i],
+                             kind_names[kind]);
+                    return why;
+                }
+            if (e->size < 0) {
+                snprintf(why, why_len, "missing field \"size\" (needed by "
+                         "TCP %s without \"message\")", kind_names[kind]);
+                return why;
+            }
+        }
+        if (!e->tcp && msg == STR_NONE) {
+            snprintf(why, why_len, "missing field \"message\" (needed by "
+                     "non-TCP %s)", kind_names[kind]);
+            return why;
+        }
+    }
+    return NULL;
+}
+
+static int add_event(reader *r, const cJSON *obj, const char *at)
+{
+    trace *t = r->t;
+    char why[160];
+    event e;
+    memset(&e, 0, sizeof e);
+    const char *problem = cJSON_IsObject(obj)
+                              ? convert_event(r, obj, &e, why, sizeof why)
+                              : "expected an event object";
+    uint32_t line, col;
+    position_of(r, at, &line, &col);
+    if (problem) {
+        if (!r->opts->lenient)
+            return fail_at(r, at, "%s", problem);
+        t->stats.events_skipped++;
+        trace_warn(t, r->opts, "%s:%u:%u: %s; event skipped", r->name, line,
+                   col, problem);
+        return TRACE_OK;
+    }
+    e.file = r->file;
+    e.line = line;
+    e.handler = NONE;
+    e.match = NONE;
+    if (t->n_events == UINT32_MAX - 1)
+        return fail_at(r, at, "too many events");
+    ENSURE(t->events, r->events_cap, t->n_events + 1);
+    t->events[t->n_events++] = e;
+    t->stats.by_kind[e.kind]++;
+    return TRACE_OK;
+}
+
+/* Parses one object at r->p.  Sets *stop when the rest must be ignored. */
+static int read_object(reader *r, int *stop)
+{
+    const char *obj_start = r->p;
+    const char *parse_end = NULL;
+    cJSON *obj = cJSON_ParseWithLengthOpts(r->p, (size_t)(r->end - r->p),
+                                           &parse_end, 0);
+    if (!obj) {
+        if (object_unterminated(obj_start, r->end)) {
+            uint32_t line, col;
+            position_of(r, obj_start, &line, &col);
+            r->t->stats.truncated_files++;
+            trace_warn(r->t, r->opts, "%s:%u:%u: last object is cut off "
+                       "(truncated trace); ignored", r->name, line, col);
+            *stop = 1;
+            return TRACE_OK;
+        }
+        const char *at = parse_end && parse_end >= r->p ? parse_end : r->p;
+        return fail_at(r, at, "invalid JSON");
+    }
+    int rc = add_event(r, obj, obj_start);
+    cJSON_Delete(obj);
+    if (rc == TRACE_OK)
+        advance_to(r, parse_end);
+    return rc;
+}
+
+static int read_buffer(reader *r)
+{
+    skip_ws(r);
+    int in_array = r->p < r->end && *r->p == '[';
+    int first = 1, stop = 0;
+    if (in_array)
+        advance_to(r, r->p + 1);
+    for (;;) {
+        skip_ws(r);
+        if (r->p >= r->end) {
+            if (in_array) {
+                r->t->stats.truncated_files++;
+                trace_warn(r->t, r->opts, "%s:%u: the JSON array is not "
+                           "closed (truncated trace)", r->name, r->line);
+            }
+            return TRACE_OK;
+        }
+        if (in_array && *r->p == ']') {
+            advance_to(r, r->p + 1);
+            skip_ws(r);
+            if (r->p < r->end)
+                return fail_at(r, r->p, "unexpected text after the array");
+            return TRACE_OK;
+        }
+        if (in_array && !first) {
+            if (*r->p != ',')
+                return fail_at(r, r->p, "expected ',' or ']' in the array");
+            advance_to(r, r->p + 1);
+            skip_ws(r);
+        }
+        if (r->p < r->end && *r->p != '{')
+            return fail_at(r, r->p, "expected an event object '{'");
+        if (read_object(r, &stop) != TRACE_OK)
+            return TRACE_ERR;
+        if (stop)
+            return TRACE_OK;
+        first = 0;
+    }
+}
+
+static uint32_t add_file(trace *t, const char *name, uint32_t *cap)
+{
+    ENSURE(t->files, *cap, t->n_files + 1);
+    t->files[t->n_files] = xstrdup(name);
+    return t->n_files++;
+}
+
+typedef struct load_state {
+    trace *t;
+    const trace_options *opts;
+    uint32_t files_cap, events_cap;
+    char *err;
+    size_t err_len;
+} load_state;
+
+static int load_bytes(load_state *ls, const char *name, const char *data,
+                      size_t len)
+{
+    reader r = {
+        .t = ls->t, .opts = ls->opts, .name = name,
+        .file = add_file(ls->t, name, &ls->files_cap),
+        .start = data, .end = data + len, .p = data, .line = 1,
+        .line_start = data, .events_cap = ls->events_cap,
+        .err = ls->err, .err_len = ls->err_len};
+    const char *nul = memchr(data, '\0', len);
+    int rc = nul ? fail_at(&r, nul, "NUL byte: this is not a JSON text file")
+                 : read_buffer(&r);
+    ls->events_cap = r.events_cap;
+    return rc;
+}
+
+static int load_file(load_state *ls, const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(ls->err, ls->err_len, "%s: cannot open: %s", path,
+                 strerror(errno));
+        return TRACE_ERR;
+    }
+    size_t cap = 1 << 16, len = 0;
+    char *buf = xmalloc(cap);
+    size_t n;
+    while ((n = fread(buf + len, 1, cap - len, f)) > 0) {
+        len += n;
+        if (len == cap) {
+            cap *= 2;
+            char *bigger = realloc(buf, cap);
+            if (!bigger) {
+                free(buf);
+                fclose(f);
+                snprintf(ls->err, ls->err_len, "%s: out of memory", path);
+                return TRACE_ERR;
+            }
+            buf = bigger;
+        }
+    }
+    int read_error = ferror(f);
+    fclose(f);
+    if (read_error) {
+        free(buf);
+        snprintf(ls->err, ls->err_len, "%s: read error", path);
+        return TRACE_ERR;
+    }
+    int rc = load_bytes(ls, path, buf, len);
+    free(buf);
+    return rc;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int load_directory(load_state *ls, const char *path)
+{
+    DIR *d = opendir(path);
+    if (!d) {
+        snprintf(ls->err, ls->err_len, "%s: cannot open directory: %s", path,
+                 strerror(errno));
+        return TRACE_ERR;
+    }
+    char **names = NULL;
+    uint32_t n = 0, cap = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (de->d_name[0] == '.')
+            continue;
+        size_t len = strlen(path) + strlen(de->d_name) + 2;
+        char *full = xmalloc(len);
+        snprintf(full, len, "%s/%s", path, de->d_name);
+        struct stat st;
+        if (stat(full, &st) == 0 && S_ISREG(st.st_mode)) {
+            ENSURE(names, cap, n + 1);
+            names[n++] = full;
+        } else {
+            free(full);
+        }
+    }
+    closedir(d);
+    qsort(names, n, sizeof *names, cmp_names);
+    int rc = TRACE_OK;
+    if (n == 0) {
+        snprintf(ls->err, ls->err_len, "%s: directory holds no trace file",
+                 path);
+        rc = TRACE_ERR;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if (rc == TRACE_OK)
+            rc = load_file(ls, names[i]);
+        free(names[i]);
+    }
+    free(names);
+    return rc;
+}
+
+static int finish(load_state *ls, int rc, trace **out)
+{
+    if (rc == TRACE_OK && ls->t->n_events == 0) {
+        snprintf(ls->err, ls->err_len, "%s: no events in the trace",
+                 ls->t->n_files ? ls->t->files[0] : "input");
+        rc = TRACE_ERR;
+    }
+    if (rc == TRACE_OK)
+        rc = trace_derive(ls->t, ls->opts, ls->err, ls->err_len);
+    if (rc != TRACE_OK) {
+        trace_free(ls->t);
+        *out = NULL;
+        return TRACE_ERR;
+    }
+    interner_free(ls->t);
+    *out = ls->t;
+    return TRACE_OK;
+}
+
+int trace_load(const char *const *paths, size_t n_paths,
+               const trace_options *opts, trace **out, char *err,
+               size_t err_len)
+{
+    load_state ls = {.t = xcalloc(1, sizeof(trace)), .opts = opts,
+                     .err = err, .err_len = err_len};
+    int rc = TRACE_OK;
+    for (size_t i = 0; i < n_paths && rc == TRACE_OK; i++) {
+        struct stat st;
+        if (stat(paths[i], &st) != 0) {
+            snprintf(err, err_len, "%s: cannot open: %s", paths[i],
+                     strerror(errno));
+            rc = TRACE_ERR;
+        } else if (S_ISDIR(st.st_mode)) {
+            rc = load_directory(&ls, paths[i]);
+        } else {
+            rc = load_file(&ls, paths[i]);
+        }
+    }
+    return finish(&ls, rc, out);
+}
+
+int trace_load_buffer(const char *name, const char *data, size_t len,
+                      const trace_options *opts, trace **out, char *err,
+                      size_t err_len)
+{
+    load_state ls = {.t = xcalloc(1, sizeof(trace)), .opts = opts,
+                     .err = err, .err_len = err_len};
+    return finish(&ls, load_bytes(&ls, name, data, len), out);
+}
+
+void trace_free(trace *t)
+{
+    if (!t)
+        return;
+    interner_free(t);
+    for (uint32_t i = 0; i < t->n_strings; i++)
+        free(t->strings[i]);
+    free(t->strings);
+    for (uint32_t i = 0; i < t->n_files; i++)
+        free(t->files[i]);
+    free(t->files);
+    for (uint32_t i = 0; i < t->n_threads; i++)
+        free(t->threads[i].events);
+    free(t->threads);
+    free(t->events);
+    free(t->objects);
+    free(t->channels);
+    free(t->handlers);
+    for (uint32_t i = 0; i < t->n_matches; i++)
+        free(t->matches[i].sends);
+    free(t->matches);
+    free(t->sections);
+    for (uint32_t i = 0; i < t->n_waits; i++)
+        free(t->waits[i].notifies);
+    free(t->waits);
+    free(t);
+}
