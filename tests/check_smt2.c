@@ -1,0 +1,143 @@
+/*
+ * check_smt2.c — cross-checks the solver set-ups against each other.
+ *
+ *   check-smt2 [--floating] [--queries K] [--seed S] TRACE...
+ *
+ * Builds Φ for the trace and draws K random queries (O(a) = O(b) and
+ * O(a) < O(b) over random event pairs).  Each is answered three ways:
+ * through the Z3 API with spider's fast set-up, through the Z3 API with
+ * Z3's default set-up, and by the z3 command on the SMT-LIB2 text that
+ * --emit-smt2 writes (one push/check-sat/pop per query).  Prints
+ * "N agree" and exits 0 when all agree, else names each disagreement and
+ * exits 1.
+ */
+#include "../encode/encode.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static uint64_t rng_state = 88172645463325252ULL;
+
+static uint32_t rnd(uint32_t n)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (uint32_t)(rng_state % n);
+}
+
+/* Answers of the z3 command, in query order; returns how many it gave. */
+static size_t z3_answers(const hb_model *m, const trace *t,
+                         const hb_query *q, size_t n, hb_answer *out)
+{
+    char path[] = "/tmp/spider-check-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0)
+        return 0;
+    FILE *f = fdopen(fd, "w");
+    hb_model_write_smt2(m, t, NULL, f);
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "(push)\n(assert (%s e%u e%u))\n(check-sat)\n(pop)\n",
+                q[i].kind == QUERY_SIMULTANEOUS ? "=" : "<", q[i].a, q[i].b);
+    fclose(f);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "z3 -smt2 %s", path);
+    FILE *p = popen(cmd, "r");
+    char line[64];
+    size_t k = 0;
+    int first = 1; /* the answer for Φ alone */
+    while (p && fgets(line, sizeof line, p)) {
+        hb_answer a = strncmp(line, "sat", 3) == 0     ? ANSWER_SAT
+                    : strncmp(line, "unsat", 5) == 0 ? ANSWER_UNSAT
+                                                     : ANSWER_UNKNOWN;
+        if (first) {
+            first = 0;
+            continue;
+        }
+        if (k < n)
+            out[k++] = a;
+    }
+    if (p)
+        pclose(p);
+    unlink(path);
+    return k;
+}
+
+static const char *name(hb_answer a)
+{
+    return a == ANSWER_SAT ? "sat" : a == ANSWER_UNSAT ? "unsat" : "unknown";
+}
+
+int main(int argc, char **argv)
+{
+    handler_model hm = HANDLERS_NESTED;
+    size_t n = 20;
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        if (!strcmp(argv[i], "--floating"))
+            hm = HANDLERS_FLOATING;
+        else if (!strcmp(argv[i], "--queries") && i + 1 < argc)
+            n = (size_t)atol(argv[++i]);
+        else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
+            rng_state += (uint64_t)atoll(argv[++i]) * 2654435761ULL;
+    }
+    if (i >= argc) {
+        fputs("usage: check-smt2 [--floating] [--queries K] [--seed S] "
+              "TRACE...\n", stderr);
+        return 2;
+    }
+    trace_options o = {.order = ORDER_FILE, .lenient = 1, .warnings = NULL};
+    trace *t;
+    char err[512];
+    if (trace_load((const char *const *)argv + i, (size_t)(argc - i), &o, &t,
+                   err, sizeof err) != TRACE_OK) {
+        fprintf(stderr, "check-smt2: %s\n", err);
+        return 2;
+    }
+    hb_model *m = hb_model_build(t, NULL, hm);
+    hb_query *q = malloc(sizeof *q * (n + 1));
+    hb_answer *fast = malloc(sizeof *fast * (n + 1));
+    hb_answer *slow = malloc(sizeof *slow * (n + 1));
+    hb_answer *cli = malloc(sizeof *cli * (n + 1));
+    for (size_t k = 0; k < n; k++)
+        q[k] = (hb_query){(uint8_t)rnd(2), rnd(t->n_events), rnd(t->n_events)};
+    hb_solver *sf = hb_solver_new(m, TUNING_FAST, 0);
+    hb_solver *sd = hb_solver_new(m, TUNING_DEFAULT, 0);
+    int bad = 0;
+    if (hb_solver_check_model(sf) != ANSWER_SAT) {
+        fprintf(stderr, "check-smt2: the model of an observed run is not "
+                "satisfiable\n");
+        bad = 1;
+    }
+    for (size_t k = 0; k < n; k++) {
+        fast[k] = hb_solver_check(sf, &q[k]);
+        slow[k] = hb_solver_check(sd, &q[k]);
+    }
+    size_t got = z3_answers(m, t, q, n, cli);
+    if (got != n) {
+        fprintf(stderr, "check-smt2: z3 gave %zu answers for %zu queries\n",
+                got, n);
+        bad = 1;
+    }
+    for (size_t k = 0; k < got; k++)
+        if (fast[k] != slow[k] || fast[k] != cli[k] || fast[k] == ANSWER_UNKNOWN) {
+            fprintf(stderr, "check-smt2: %s query %zu (%s e%u e%u): fast %s, "
+                    "default %s, z3 command %s\n", argv[i], k,
+                    q[k].kind == QUERY_SIMULTANEOUS ? "=" : "<", q[k].a, q[k].b,
+                    name(fast[k]), name(slow[k]), name(cli[k]));
+            bad = 1;
+        }
+    if (!bad)
+        printf("%zu agree\n", n);
+    hb_solver_free(sf);
+    hb_solver_free(sd);
+    free(q);
+    free(fast);
+    free(slow);
+    free(cli);
+    hb_model_free(m);
+    trace_free(t);
+    return bad;
+}

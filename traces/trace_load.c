@@ -407,6 +407,29 @@ static int read_object(reader *r, int *stop)
     return rc;
 }
 
+/* --lenient: after text that is not an event, resumes at the next line
+ * that starts with '{'.  Returns 0 if there is none. */
+static int skip_bad_text(reader *r)
+{
+    r->t->stats.events_skipped++;
+    trace_warn(r->t, r->opts, "%s; skipped", r->err);
+    const char *q = r->p;
+    for (;;) {
+        q = memchr(q, '\n', (size_t)(r->end - q));
+        if (!q)
+            break;
+        const char *s = ++q;
+        while (s < r->end && (*s == ' ' || *s == '\t'))
+            s++;
+        if (s < r->end && *s == '{') {
+            advance_to(r, s);
+            return 1;
+        }
+    }
+    advance_to(r, r->end);
+    return 1;
+}
+
 static int read_buffer(reader *r)
 {
     skip_ws(r);
@@ -437,9 +460,10 @@ static int read_buffer(reader *r)
             advance_to(r, r->p + 1);
             skip_ws(r);
         }
-        if (r->p < r->end && *r->p != '{')
-            return fail_at(r, r->p, "expected an event object '{'");
-        if (read_object(r, &stop) != TRACE_OK)
+        int rc = r->p < r->end && *r->p != '{'
+                     ? fail_at(r, r->p, "expected an event object '{'")
+                     : read_object(r, &stop);
+        if (rc != TRACE_OK && !(r->opts->lenient && skip_bad_text(r)))
             return TRACE_ERR;
         if (stop)
             return TRACE_OK;
@@ -534,9 +558,12 @@ static int load_directory(load_state *ls, const char *path)
     while ((de = readdir(d))) {
         if (de->d_name[0] == '.')
             continue;
-        size_t len = strlen(path) + strlen(de->d_name) + 2;
+        size_t dir_len = strlen(path);
+        while (dir_len > 1 && path[dir_len - 1] == '/')
+            dir_len--;
+        size_t len = dir_len + strlen(de->d_name) + 2;
         char *full = xmalloc(len);
-        snprintf(full, len, "%s/%s", path, de->d_name);
+        snprintf(full, len, "%.*s/%s", (int)dir_len, path, de->d_name);
         struct stat st;
         if (stat(full, &st) == 0 && S_ISREG(st.st_mode)) {
             ENSURE(names, cap, n + 1);
