@@ -116,17 +116,18 @@ static void message_candidates(const trace *t, const hb_model *m,
 
 /* ---- grouping ------------------------------------------------------------- */
 
+/* A group while instances are counted: event ids, not yet strings. */
 typedef struct group_entry {
-    char *key;               /* kind, loc1, loc2 separated by NULs */
+    char *key;               /* kind, loc1, loc2, each NUL-terminated */
     size_t key_len;
-    size_t index;            /* into the groups array */
+    race_kind kind;
+    uint64_t count;
+    uint32_t inst[4];        /* first, second (, rcv1, rcv2): the instance */
     UT_hash_handle hh;
 } group_entry;
 
 typedef struct grouper {
     const trace *t;
-    race_group *groups;
-    size_t n, cap;
     group_entry *table;
 } grouper;
 
@@ -146,7 +147,34 @@ static event_ref ref_of(const trace *t, uint32_t e)
         .type = event_kind_name(ev->kind)};
 }
 
-/* Counts one instance; the first instance seen becomes the group's. */
+/* Orders events by (thread name, position in the thread's input): the same
+ * whatever the file layout or the order of files on the command line. */
+static int cmp_events(const trace *t, uint32_t a, uint32_t b)
+{
+    const event *x = &t->events[a], *y = &t->events[b];
+    if (x->thread != y->thread) {
+        int c = strcmp(t->strings[t->threads[x->thread].name],
+                       t->strings[t->threads[y->thread].name]);
+        if (c)
+            return c;
+    }
+    return x->input_index < y->input_index ? -1
+         : x->input_index > y->input_index;
+}
+
+static int cmp_instances(const trace *t, const uint32_t *x, const uint32_t *y,
+                         int n)
+{
+    for (int i = 0; i < n; i++) {
+        int c = cmp_events(t, x[i], y[i]);
+        if (c)
+            return c;
+    }
+    return 0;
+}
+
+/* Counts one instance; the group shows its least instance (cmp_instances),
+ * so the report never depends on the order instances are found in. */
 static void count_instance(grouper *g, race_kind kind, uint32_t a, uint32_t b,
                            uint32_t ra, uint32_t rb)
 {
@@ -155,47 +183,57 @@ static void count_instance(grouper *g, race_kind kind, uint32_t a, uint32_t b,
     const char *locs[2] = {event_location(t, a, la, sizeof la),
                            event_location(t, b, lb, sizeof lb)};
     int swap = strcmp(locs[0], locs[1]) > 0;
+    if (strcmp(locs[0], locs[1]) == 0 && cmp_events(t, a, b) > 0)
+        swap = 1;
+    uint32_t inst[4] = {swap ? b : a, swap ? a : b, swap ? rb : ra,
+                        swap ? ra : rb};
+    int n_inst = kind == RACE_MESSAGE ? 4 : 2;
     size_t l0 = strlen(locs[swap]), l1 = strlen(locs[!swap]);
-    size_t key_len = 2 + l0 + 1 + l1;
+    size_t key_len = 2 + l0 + 1 + l1 + 1;
     char *key = malloc(key_len);
     key[0] = (char)('0' + kind);
     key[1] = '\0';
     memcpy(key + 2, locs[swap], l0 + 1);
-    memcpy(key + 3 + l0, locs[!swap], l1);
+    memcpy(key + 3 + l0, locs[!swap], l1 + 1);
     group_entry *found;
     HASH_FIND(hh, g->table, key, key_len, found);
     if (found) {
-        g->groups[found->index].count++;
+        found->count++;
+        if (cmp_instances(t, inst, found->inst, n_inst) < 0)
+            memcpy(found->inst, inst, sizeof inst);
         free(key);
         return;
     }
-    if (g->n == g->cap) {
-        g->cap = g->cap ? g->cap * 2 : 64;
-        g->groups = realloc(g->groups, g->cap * sizeof *g->groups);
-    }
-    uint32_t first = swap ? b : a, second = swap ? a : b;
-    const event *fe = &t->events[first];
-    race_group *rg = &g->groups[g->n];
-    memset(rg, 0, sizeof *rg);
-    rg->kind = kind;
-    rg->locations[0] = dup(locs[swap]);
-    rg->locations[1] = dup(locs[!swap]);
-    rg->count = 1;
-    rg->first = ref_of(t, first);
-    rg->second = ref_of(t, second);
-    if (kind == RACE_MESSAGE) {
-        rg->first_rcv = ref_of(t, swap ? rb : ra);
-        rg->second_rcv = ref_of(t, swap ? ra : rb);
-        rg->node = dup(t->strings[t->threads[t->events[ra].thread].node]);
-    } else {
-        rg->node = dup(t->strings[t->objects[fe->object].node]);
-        rg->variable = dup(t->strings[t->objects[fe->object].name]);
-    }
-    found = malloc(sizeof *found);
+    found = calloc(1, sizeof *found);
     found->key = key;
     found->key_len = key_len;
-    found->index = g->n++;
+    found->kind = kind;
+    found->count = 1;
+    memcpy(found->inst, inst, sizeof inst);
     HASH_ADD_KEYPTR(hh, g->table, found->key, found->key_len, found);
+}
+
+/* The printable group of a counted one. */
+static race_group finish_group(const trace *t, const group_entry *e)
+{
+    race_group rg;
+    memset(&rg, 0, sizeof rg);
+    rg.kind = e->kind;
+    rg.locations[0] = dup(e->key + 2);
+    rg.locations[1] = dup(e->key + 3 + strlen(e->key + 2));
+    rg.count = e->count;
+    rg.first = ref_of(t, e->inst[0]);
+    rg.second = ref_of(t, e->inst[1]);
+    if (e->kind == RACE_MESSAGE) {
+        rg.first_rcv = ref_of(t, e->inst[2]);
+        rg.second_rcv = ref_of(t, e->inst[3]);
+        rg.node = dup(t->strings[t->threads[t->events[e->inst[2]].thread].node]);
+    } else {
+        const shared_object *o = &t->objects[t->events[e->inst[0]].object];
+        rg.node = dup(t->strings[o->node]);
+        rg.variable = dup(t->strings[o->name]);
+    }
+    return rg;
 }
 
 static int32_t *handlers_by_rcv(const trace *t)
@@ -269,17 +307,17 @@ static void build_groups(report *r, const trace *t, const hb_model *m,
                       &r->summary.instances[RACE_HANDLER]);
     }
     free(handler_of);
+    r->groups = calloc(HASH_COUNT(g.table) + 1, sizeof *r->groups);
     group_entry *e, *tmp;
     HASH_ITER(hh, g.table, e, tmp) {
+        r->groups[r->n_groups++] = finish_group(t, e);
         HASH_DEL(g.table, e);
         free(e->key);
         free(e);
     }
-    qsort(g.groups, g.n, sizeof *g.groups, cmp_groups);
-    r->groups = g.groups;
-    r->n_groups = g.n;
-    for (size_t i = 0; i < g.n; i++)
-        r->n_by_kind[g.groups[i].kind]++;
+    qsort(r->groups, r->n_groups, sizeof *r->groups, cmp_groups);
+    for (size_t i = 0; i < r->n_groups; i++)
+        r->n_by_kind[r->groups[i].kind]++;
 }
 
 static void fill_summary(report *r, const trace *t, const hb_model *m,

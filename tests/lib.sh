@@ -1,0 +1,43 @@
+# Helpers for the numbered test scripts.  Each script exits 0 when all its
+# checks hold, 77 when it must skip (and says why on its last line), else 1.
+set -u
+SPIDER=${SPIDER:-./bin/spider}
+if [ -n "${VALGRIND:-}" ]; then
+    SPIDER="valgrind -q --error-exitcode=99 --leak-check=full $SPIDER"
+fi
+SHARED=${SHARED:-../shared/traces/spider}
+TMP=tests/tmp/$(basename "$0" .sh)
+rm -rf "$TMP"; mkdir -p "$TMP"
+failures=0
+checks=0
+
+ok() { checks=$((checks + 1)); }
+not_ok() { checks=$((checks + 1)); failures=$((failures + 1)); echo "not ok: $*"; }
+
+# expect_status WANT CMD... : runs CMD, checks its exit status
+expect_status() {
+    want=$1; shift
+    "$@" >"$TMP/out" 2>"$TMP/err"
+    got=$?
+    if [ "$got" -eq "$want" ]; then ok; else
+        not_ok "exit $got (want $want): $*"; sed 's/^/    /' "$TMP/err" | head -5
+    fi
+}
+
+# groups FILE.json : the race groups as lines "kind|loc1|loc2|variable|node|count"
+groups() {
+    python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+for k in ("data_races", "message_races", "handler_races"):
+    for g in d[k]:
+        print(k, *g["locations"], g.get("variable", ""), g["node"], g["count"], sep="|")
+' "$1"
+}
+
+finish() {
+    echo "$checks checks, $failures failed"
+    [ "$failures" -eq 0 ] || exit 1
+    [ "$checks" -gt 0 ] || { echo "no check ran"; exit 1; }
+    exit 0
+}
