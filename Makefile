@@ -15,7 +15,7 @@ HEADERS = traces/trace.h traces/trace_internal.h encode/encode.h spider/spider.h
 BINS = bin/spider bin/gen-trace bin/check-smt2
 TEST_BINS = tests/bin/test_trace
 
-.PHONY: all deps demo check unit golden compat invariance clean
+.PHONY: all deps demo check unit bench clean
 all: deps $(BINS)
 
 deps:
@@ -59,3 +59,6 @@ unit: $(TEST_BINS)
 
 clean:
 	rm -rf bin build tests/bin */*.o
+
+bench: all
+	./benchmarks/run
