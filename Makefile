@@ -46,8 +46,8 @@ tests/bin/test_trace: tests/test_trace.o build/libspider.a
 
 demo: all
 	@echo "== spider on the bundled TaxDC micro-benchmarks (benchmarks/taxdc/) =="
-	@for f in benchmarks/taxdc/*.log; do \
-	    echo; echo "### $$f"; ./bin/spider --no-timings "$$f"; \
+	@for d in benchmarks/taxdc/*/; do \
+	    echo; echo "### $$d"; ./bin/spider "$$d"; \
 	    s=$$?; [ $$s -le 1 ] || exit $$s; \
 	done; true
 
