@@ -12,7 +12,7 @@ SPIDER_OBJ = spider/analysis.o spider/solve.o spider/report.o \
 LIB_OBJ = $(TRACE_OBJ) $(ENCODE_OBJ) $(SPIDER_OBJ)
 HEADERS = traces/trace.h traces/trace_internal.h encode/encode.h spider/spider.h
 
-BINS = bin/spider bin/gen-trace bin/check-smt2
+BINS = bin/spider bin/gen-trace bin/check-smt2 bin/cyclon-trace
 TEST_BINS = tests/bin/test_trace
 
 .PHONY: all deps demo check unit bench clean
@@ -62,3 +62,7 @@ clean:
 
 bench: all
 	./benchmarks/run
+
+bin/cyclon-trace: benchmarks/cyclon_trace.o
+	@mkdir -p bin
+	$(CC) $(CFLAGS) -o $@ $^
