@@ -7,7 +7,7 @@ LDLIBS = -lz3 -lcjson -lm -lpthread
 
 TRACE_OBJ = traces/trace_load.o traces/trace_intern.o traces/trace_derive.o
 ENCODE_OBJ = encode/encode.o encode/encode_z3.o encode/encode_smt2.o
-SPIDER_OBJ = spider/analysis.o spider/solve.o spider/report.o \
+SPIDER_OBJ = spider/analysis.o spider/shortcut.o spider/solve.o spider/report.o \
              spider/report_text.o spider/report_json.o
 LIB_OBJ = $(TRACE_OBJ) $(ENCODE_OBJ) $(SPIDER_OBJ)
 HEADERS = traces/trace.h traces/trace_internal.h encode/encode.h spider/spider.h

@@ -239,15 +239,18 @@ static void wait_notify(builder *b)
     uint32_t *count = &m->counts.wait_notify;
     uint32_t *bool_of = malloc(sizeof(uint32_t) * (t->n_waits + 1));
     hb_lit *lits = NULL;
-    uint32_t lits_cap = 0;
+    uint32_t lits_cap = 0, choices_cap = 0;
     for (uint32_t i = 0; i < t->n_waits; i++) {
         const wait_info *w = &t->waits[i];
         bool_of[i] = m->n_bools;
         if (!m->kept[w->wait] || w->n_notifies == 0)
             continue;
         lits = grow(lits, &lits_cap, w->n_notifies, sizeof(hb_lit));
+        m->choices = grow(m->choices, &choices_cap, m->n_bools + w->n_notifies,
+                          sizeof(hb_choice));
         for (uint32_t k = 0; k < w->n_notifies; k++) {
             uint32_t v = m->n_bools + k;
+            m->choices[v] = (hb_choice){w->notifies[k], w->wait};
             lits[k] = (hb_lit){LIT_BOOL, v, 0};
             hb_lit implies[2] = {{LIT_NOT_BOOL, v, 0},
                                  less(w->notifies[k], w->wait)};
@@ -304,5 +307,6 @@ void hb_model_free(hb_model *m)
     free(m->edges);
     free(m->clauses);
     free(m->lits);
+    free(m->choices);
     free(m);
 }

@@ -39,6 +39,11 @@ typedef struct hb_clause {
     uint32_t first, n;               /* lits[first .. first+n) */
 } hb_clause;
 
+/* Boolean b of the model: "WAIT `wait` was woken by `notify`". */
+typedef struct hb_choice {
+    uint32_t notify, wait;
+} hb_choice;
+
 /* Where constraints came from, for the report. */
 typedef struct hb_counts {
     uint32_t program_order, thread_sync, messages, locks, wait_notify;
@@ -55,6 +60,7 @@ typedef struct hb_model {
     hb_lit *lits;
     uint32_t n_lits;
     uint32_t n_bools;
+    hb_choice *choices;              /* choices[b]: what boolean b means */
     hb_counts counts;                /* constraints by origin */
 } hb_model;
 
@@ -80,8 +86,12 @@ typedef struct hb_query {
     uint32_t a, b;
 } hb_query;
 
-typedef enum hb_answer { ANSWER_UNSAT = 0, ANSWER_SAT = 1,
-                         ANSWER_UNKNOWN = 2 } hb_answer;
+typedef enum hb_answer {
+    ANSWER_UNSAT = 0,
+    ANSWER_SAT = 1,
+    ANSWER_UNKNOWN = 2,              /* undecided (e.g. a solver timeout) */
+    ANSWER_NOT_ASKED = 3             /* callers' mark: deliberately skipped */
+} hb_answer;
 
 /* Writes Φ as SMT-LIB2 (QF_IDL), followed by `query` and (check-sat) when
  * query is not NULL, or by (check-sat) alone.  Returns 0, or -1 on a write

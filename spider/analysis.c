@@ -1,6 +1,7 @@
 /*
  * analysis.c — candidate generation for data, message and handler races
- * (docs/model.md §4), their verdicts, and grouping into race groups.
+ * (docs/model.md §4), their verdicts (exact shortcuts, then Z3), and
+ * grouping into race groups.
  */
 #include "spider.h"
 
@@ -8,10 +9,152 @@
 #include <time.h>
 #include <uthash.h>
 
-/* A candidate: the query that decides it and what it is about. */
+/* ---- groups ------------------------------------------------------------------ */
+
+/* A group while instances are counted: ids, not yet strings. */
+typedef struct group_key {
+    uint32_t kind, lo, hi;   /* location ids, lo <= hi */
+} group_key;
+
+typedef struct group_entry {
+    group_key key;
+    uint32_t index;
+    UT_hash_handle hh;
+} group_entry;
+
+typedef struct group_state {
+    group_key key;
+    uint64_t count;
+    uint64_t unchecked;      /* candidates not asked: the group races */
+    uint32_t inst[4];        /* first, second (, rcv1, rcv2) of the instance */
+} group_state;
+
+typedef struct grouper {
+    const trace *t;
+    group_entry *table;
+    group_state *g;
+    uint32_t n, cap;
+} grouper;
+
+/* A location's id: its interned string, or one of its own for "thread#i". */
+static uint32_t loc_id(const trace *t, uint32_t e)
+{
+    return t->events[e].loc != STR_NONE ? t->events[e].loc : t->n_strings + e;
+}
+
+static uint32_t group_of(grouper *g, race_kind kind, uint32_t a, uint32_t b)
+{
+    uint32_t la = loc_id(g->t, a), lb = loc_id(g->t, b);
+    group_key key = {kind, la < lb ? la : lb, la < lb ? lb : la};
+    group_entry *found;
+    HASH_FIND(hh, g->table, &key, sizeof key, found);
+    if (found)
+        return found->index;
+    if (g->n == g->cap) {
+        g->cap = g->cap ? 2 * g->cap : 256;
+        g->g = realloc(g->g, g->cap * sizeof *g->g);
+    }
+    memset(&g->g[g->n], 0, sizeof *g->g);
+    g->g[g->n].key = key;
+    found = malloc(sizeof *found);
+    found->key = key;
+    found->index = g->n;
+    HASH_ADD(hh, g->table, key, sizeof key, found);
+    return g->n++;
+}
+
+/* Orders events by (thread name, position in the thread's input): the same
+ * whatever the file layout or the order of files on the command line. */
+static int cmp_events(const trace *t, uint32_t a, uint32_t b)
+{
+    const event *x = &t->events[a], *y = &t->events[b];
+    if (x->thread != y->thread) {
+        int c = strcmp(t->strings[t->threads[x->thread].name],
+                       t->strings[t->threads[y->thread].name]);
+        if (c)
+            return c;
+    }
+    return x->input_index < y->input_index ? -1
+         : x->input_index > y->input_index;
+}
+
+static const char *location(const trace *t, uint32_t e, char *buf, size_t len)
+{
+    return event_location(t, e, buf, len);
+}
+
+/* Counts one instance of group gi; the group shows its least instance,
+ * so the report never depends on the order instances are found in. */
+static void count_instance(grouper *g, uint32_t gi, uint32_t a, uint32_t b,
+                           uint32_t ra, uint32_t rb)
+{
+    const trace *t = g->t;
+    char la[64], lb[64];
+    int c = strcmp(location(t, a, la, sizeof la), location(t, b, lb, sizeof lb));
+    int swap = c > 0 || (c == 0 && cmp_events(t, a, b) > 0);
+    uint32_t inst[4] = {swap ? b : a, swap ? a : b, swap ? rb : ra,
+                        swap ? ra : rb};
+    group_state *gs = &g->g[gi];
+    int n = gs->key.kind == RACE_MESSAGE ? 4 : 2, less = gs->count == 0;
+    for (int i = 0; i < n && !less; i++) {
+        int d = cmp_events(t, inst[i], gs->inst[i]);
+        if (d)
+            less = d < 0;
+        if (d)
+            break;
+    }
+    if (less)
+        memcpy(gs->inst, inst, sizeof inst);
+    gs->count++;
+}
+
+static char *dup(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
+
+static event_ref ref_of(const trace *t, uint32_t e)
+{
+    char buf[64];
+    const event *ev = &t->events[e];
+    return (event_ref){
+        .thread = dup(t->strings[t->threads[ev->thread].name]),
+        .location = dup(location(t, e, buf, sizeof buf)),
+        .file = dup(t->files[ev->file]), .line = ev->line,
+        .type = event_kind_name(ev->kind)};
+}
+
+/* The printable group of a counted one. */
+static race_group finish_group(const trace *t, const group_state *gs)
+{
+    race_group rg;
+    memset(&rg, 0, sizeof rg);
+    rg.kind = (race_kind)gs->key.kind;
+    rg.count = gs->count;
+    rg.unchecked = gs->unchecked;
+    rg.first = ref_of(t, gs->inst[0]);
+    rg.second = ref_of(t, gs->inst[1]);
+    rg.locations[0] = dup(rg.first.location);
+    rg.locations[1] = dup(rg.second.location);
+    if (rg.kind == RACE_MESSAGE) {
+        rg.first_rcv = ref_of(t, gs->inst[2]);
+        rg.second_rcv = ref_of(t, gs->inst[3]);
+        rg.node = dup(t->strings[t->threads[t->events[gs->inst[2]].thread].node]);
+    } else {
+        const shared_object *o = &t->objects[t->events[gs->inst[0]].object];
+        rg.node = dup(t->strings[o->node]);
+        rg.variable = dup(t->strings[o->name]);
+    }
+    return rg;
+}
+
+/* ---- candidates ------------------------------------------------------------- */
+
 typedef struct candidate {
     uint8_t kind;            /* RACE_DATA or RACE_MESSAGE */
+    uint8_t dedupable;       /* may be skipped once its group races */
     uint32_t a, b;           /* DATA: the accesses; MESSAGE: r1, r2 */
+    uint32_t group;
 } candidate;
 
 typedef struct cand_list {
@@ -20,8 +163,7 @@ typedef struct cand_list {
     size_t n, cap;
 } cand_list;
 
-static void add_candidate(cand_list *l, race_kind kind, uint32_t a,
-                          uint32_t b, hb_query q)
+static void add_candidate(cand_list *l, candidate c, hb_query q)
 {
     if (l->n == l->cap) {
         l->cap = l->cap ? l->cap * 2 : 1024;
@@ -32,14 +174,8 @@ static void add_candidate(cand_list *l, race_kind kind, uint32_t a,
             exit(2);
         }
     }
-    l->c[l->n] = (candidate){(uint8_t)kind, a, b};
+    l->c[l->n] = c;
     l->q[l->n++] = q;
-}
-
-static int conflicting(const event *x, const event *y)
-{
-    return x->object == y->object && x->thread != y->thread &&
-           (x->kind == EV_WRITE || y->kind == EV_WRITE);
 }
 
 static int by_object(const void *x, const void *y, void *ctx)
@@ -53,7 +189,8 @@ static int by_object(const void *x, const void *y, void *ctx)
 }
 
 /* Accesses a, b to the same object, in different threads, one a write. */
-static void data_candidates(const trace *t, const hb_model *m, cand_list *l)
+static void data_candidates(const trace *t, const hb_model *m, grouper *g,
+                            cand_list *l)
 {
     uint32_t *acc = malloc(sizeof(uint32_t) * (t->n_events + 1));
     uint32_t n = 0;
@@ -61,16 +198,19 @@ static void data_candidates(const trace *t, const hb_model *m, cand_list *l)
         if (m->kept[e] && event_is_access(&t->events[e]))
             acc[n++] = e;
     qsort_r(acc, n, sizeof *acc, by_object, (void *)t);
-    for (uint32_t i = 0; i < n;) {
-        uint32_t j = i;
-        while (j < n && t->events[acc[j]].object == t->events[acc[i]].object)
+    for (uint32_t i = 0, j; i < n; i = j) {
+        for (j = i; j < n && t->events[acc[j]].object == t->events[acc[i]].object;)
             j++;
         for (uint32_t x = i; x < j; x++)
-            for (uint32_t y = x + 1; y < j; y++)
-                if (conflicting(&t->events[acc[x]], &t->events[acc[y]]))
-                    add_candidate(l, RACE_DATA, acc[x], acc[y],
-                                  (hb_query){QUERY_SIMULTANEOUS, acc[x], acc[y]});
-        i = j;
+            for (uint32_t y = x + 1; y < j; y++) {
+                const event *ex = &t->events[acc[x]], *ey = &t->events[acc[y]];
+                if (ex->thread == ey->thread ||
+                    (ex->kind != EV_WRITE && ey->kind != EV_WRITE))
+                    continue;
+                candidate c = {RACE_DATA, 1, acc[x], acc[y],
+                               group_of(g, RACE_DATA, acc[x], acc[y])};
+                add_candidate(l, c, (hb_query){QUERY_SIMULTANEOUS, acc[x], acc[y]});
+            }
     }
     free(acc);
 }
@@ -84,9 +224,18 @@ static int32_t its_send(const trace *t, const hb_model *m, uint32_t rcv)
     return m->kept[s] ? (int32_t)s : NONE;
 }
 
+/* Whether a racing pair of these receives could add handler races: if so,
+ * it is never skipped (its handler groups are not known in advance). */
+static int has_handler_accesses(const trace *t, const int32_t *handler_of,
+                                uint32_t rcv)
+{
+    return handler_of[rcv] != NONE &&
+           t->handlers[handler_of[rcv]].begin != t->handlers[handler_of[rcv]].last;
+}
+
 /* RCVs r1 before r2 in one thread: could m2 have been delivered first? */
-static void message_candidates(const trace *t, const hb_model *m,
-                               cand_list *l)
+static void message_candidates(const trace *t, const hb_model *m, grouper *g,
+                               const int32_t *handler_of, cand_list *l)
 {
     uint32_t *rcvs = malloc(sizeof(uint32_t) * (t->n_events + 1));
     for (uint32_t i = 0; i < t->n_threads; i++) {
@@ -107,133 +256,14 @@ static void message_candidates(const trace *t, const hb_model *m,
                 if (r1->tcp && r2->tcp && r1->object != NONE &&
                     r1->object == r2->object)
                     continue; /* TCP keeps a channel's order */
-                add_candidate(l, RACE_MESSAGE, rcvs[x], rcvs[y],
-                              (hb_query){QUERY_BEFORE, (uint32_t)s2, rcvs[x]});
+                int handlers = has_handler_accesses(t, handler_of, rcvs[x]) &&
+                               has_handler_accesses(t, handler_of, rcvs[y]);
+                candidate c = {RACE_MESSAGE, !handlers, rcvs[x], rcvs[y],
+                               group_of(g, RACE_MESSAGE, (uint32_t)s1, (uint32_t)s2)};
+                add_candidate(l, c, (hb_query){QUERY_BEFORE, (uint32_t)s2, rcvs[x]});
             }
     }
     free(rcvs);
-}
-
-/* ---- grouping ------------------------------------------------------------- */
-
-/* A group while instances are counted: event ids, not yet strings. */
-typedef struct group_entry {
-    char *key;               /* kind, loc1, loc2, each NUL-terminated */
-    size_t key_len;
-    race_kind kind;
-    uint64_t count;
-    uint32_t inst[4];        /* first, second (, rcv1, rcv2): the instance */
-    UT_hash_handle hh;
-} group_entry;
-
-typedef struct grouper {
-    const trace *t;
-    group_entry *table;
-} grouper;
-
-static char *dup(const char *s)
-{
-    return s ? strdup(s) : NULL;
-}
-
-static event_ref ref_of(const trace *t, uint32_t e)
-{
-    char buf[64];
-    const event *ev = &t->events[e];
-    return (event_ref){
-        .thread = dup(t->strings[t->threads[ev->thread].name]),
-        .location = dup(event_location(t, e, buf, sizeof buf)),
-        .file = dup(t->files[ev->file]), .line = ev->line,
-        .type = event_kind_name(ev->kind)};
-}
-
-/* Orders events by (thread name, position in the thread's input): the same
- * whatever the file layout or the order of files on the command line. */
-static int cmp_events(const trace *t, uint32_t a, uint32_t b)
-{
-    const event *x = &t->events[a], *y = &t->events[b];
-    if (x->thread != y->thread) {
-        int c = strcmp(t->strings[t->threads[x->thread].name],
-                       t->strings[t->threads[y->thread].name]);
-        if (c)
-            return c;
-    }
-    return x->input_index < y->input_index ? -1
-         : x->input_index > y->input_index;
-}
-
-static int cmp_instances(const trace *t, const uint32_t *x, const uint32_t *y,
-                         int n)
-{
-    for (int i = 0; i < n; i++) {
-        int c = cmp_events(t, x[i], y[i]);
-        if (c)
-            return c;
-    }
-    return 0;
-}
-
-/* Counts one instance; the group shows its least instance (cmp_instances),
- * so the report never depends on the order instances are found in. */
-static void count_instance(grouper *g, race_kind kind, uint32_t a, uint32_t b,
-                           uint32_t ra, uint32_t rb)
-{
-    const trace *t = g->t;
-    char la[64], lb[64];
-    const char *locs[2] = {event_location(t, a, la, sizeof la),
-                           event_location(t, b, lb, sizeof lb)};
-    int swap = strcmp(locs[0], locs[1]) > 0;
-    if (strcmp(locs[0], locs[1]) == 0 && cmp_events(t, a, b) > 0)
-        swap = 1;
-    uint32_t inst[4] = {swap ? b : a, swap ? a : b, swap ? rb : ra,
-                        swap ? ra : rb};
-    int n_inst = kind == RACE_MESSAGE ? 4 : 2;
-    size_t l0 = strlen(locs[swap]), l1 = strlen(locs[!swap]);
-    size_t key_len = 2 + l0 + 1 + l1 + 1;
-    char *key = malloc(key_len);
-    key[0] = (char)('0' + kind);
-    key[1] = '\0';
-    memcpy(key + 2, locs[swap], l0 + 1);
-    memcpy(key + 3 + l0, locs[!swap], l1 + 1);
-    group_entry *found;
-    HASH_FIND(hh, g->table, key, key_len, found);
-    if (found) {
-        found->count++;
-        if (cmp_instances(t, inst, found->inst, n_inst) < 0)
-            memcpy(found->inst, inst, sizeof inst);
-        free(key);
-        return;
-    }
-    found = calloc(1, sizeof *found);
-    found->key = key;
-    found->key_len = key_len;
-    found->kind = kind;
-    found->count = 1;
-    memcpy(found->inst, inst, sizeof inst);
-    HASH_ADD_KEYPTR(hh, g->table, found->key, found->key_len, found);
-}
-
-/* The printable group of a counted one. */
-static race_group finish_group(const trace *t, const group_entry *e)
-{
-    race_group rg;
-    memset(&rg, 0, sizeof rg);
-    rg.kind = e->kind;
-    rg.locations[0] = dup(e->key + 2);
-    rg.locations[1] = dup(e->key + 3 + strlen(e->key + 2));
-    rg.count = e->count;
-    rg.first = ref_of(t, e->inst[0]);
-    rg.second = ref_of(t, e->inst[1]);
-    if (e->kind == RACE_MESSAGE) {
-        rg.first_rcv = ref_of(t, e->inst[2]);
-        rg.second_rcv = ref_of(t, e->inst[3]);
-        rg.node = dup(t->strings[t->threads[t->events[e->inst[2]].thread].node]);
-    } else {
-        const shared_object *o = &t->objects[t->events[e->inst[0]].object];
-        rg.node = dup(t->strings[o->node]);
-        rg.variable = dup(t->strings[o->name]);
-    }
-    return rg;
 }
 
 static int32_t *handlers_by_rcv(const trace *t)
@@ -269,10 +299,78 @@ static void handler_races(grouper *g, const hb_model *m, uint32_t r1,
             if (!m->kept[b] || !event_is_access(eb) || ea->object != eb->object ||
                 (ea->kind != EV_WRITE && eb->kind != EV_WRITE))
                 continue;
-            count_instance(g, RACE_HANDLER, a, b, 0, 0);
+            count_instance(g, group_of(g, RACE_HANDLER, a, b), a, b, 0, 0);
             (*instances)++;
         }
     }
+}
+
+/* ---- verdicts --------------------------------------------------------------- */
+
+static int by_group(const void *x, const void *y, void *ctx)
+{
+    const candidate *c = ctx;
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    if (c[a].group != c[b].group)
+        return c[a].group < c[b].group ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
+/* Sends what the shortcuts left undecided to Z3.  Unless every instance
+ * is wanted, a candidate whose group already races is not asked, and the
+ * rest of a group stop at their first race. */
+static int ask_solver(const hb_model *m, const cand_list *l, hb_answer *answers,
+                      const analysis_options *opts, uint32_t n_groups)
+{
+    uint8_t *racing = calloc(n_groups + 1, 1);
+    int dedup = opts->solver == SOLVER_AUTO && !opts->all_instances;
+    for (size_t i = 0; i < l->n; i++)
+        if (answers[i] == ANSWER_SAT)
+            racing[l->c[i].group] = 1;
+    uint32_t *order = malloc(sizeof(uint32_t) * (l->n + 1));
+    uint32_t n = 0, n_grouped = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        if (answers[i] != ANSWER_UNKNOWN)
+            continue;
+        if (dedup && l->c[i].dedupable && racing[l->c[i].group])
+            answers[i] = ANSWER_NOT_ASKED;
+        else
+            order[n++] = (uint32_t)i;
+    }
+    /* dedupable ones first, sorted by group, then the rest one by one */
+    if (dedup) {
+        uint32_t *sorted = malloc(sizeof(uint32_t) * (n + 1)), k = 0;
+        for (uint32_t i = 0; i < n; i++)
+            if (l->c[order[i]].dedupable)
+                sorted[k++] = order[i];
+        n_grouped = k;
+        for (uint32_t i = 0; i < n; i++)
+            if (!l->c[order[i]].dedupable)
+                sorted[k++] = order[i];
+        free(order);
+        order = sorted;
+        qsort_r(order, n_grouped, sizeof *order, by_group, l->c);
+    }
+    uint32_t *unit_start = malloc(sizeof(uint32_t) * (n + 2));
+    uint8_t *stop = malloc(n + 1);
+    uint32_t units = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        int same = i > 0 && i < n_grouped &&
+                   l->c[order[i]].group == l->c[order[i - 1]].group;
+        if (!same) {
+            stop[units] = i < n_grouped;
+            unit_start[units++] = i;
+        }
+    }
+    unit_start[units] = n;
+    solve_work w = {.queries = l->q, .order = order, .unit_start = unit_start,
+                    .n_units = units, .stop_at_sat = stop};
+    int rc = solve_all(m, &w, answers, opts->jobs, opts->tuning, opts->timeout_ms);
+    free(order);
+    free(unit_start);
+    free(stop);
+    free(racing);
+    return rc;
 }
 
 static int cmp_groups(const void *x, const void *y)
@@ -285,36 +383,34 @@ static int cmp_groups(const void *x, const void *y)
 }
 
 static void build_groups(report *r, const trace *t, const hb_model *m,
-                         const cand_list *l, const hb_answer *answers)
+                         grouper *g, const cand_list *l,
+                         const hb_answer *answers, const int32_t *handler_of)
 {
-    grouper g = {.t = t};
-    int32_t *handler_of = handlers_by_rcv(t);
+    report_summary *s = &r->summary;
     for (size_t i = 0; i < l->n; i++) {
         const candidate *c = &l->c[i];
         if (answers[i] == ANSWER_UNKNOWN)
-            r->summary.undecided++;
+            s->undecided++;
+        if (answers[i] == ANSWER_NOT_ASKED) {
+            s->not_asked++;
+            g->g[c->group].unchecked++;
+        }
         if (answers[i] != ANSWER_SAT)
             continue;
-        r->summary.instances[c->kind]++;
+        s->instances[c->kind]++;
         if (c->kind == RACE_DATA) {
-            count_instance(&g, RACE_DATA, c->a, c->b, 0, 0);
+            count_instance(g, c->group, c->a, c->b, 0, 0);
             continue;
         }
         uint32_t s1 = t->matches[t->events[c->a].match].sends[0];
         uint32_t s2 = t->matches[t->events[c->b].match].sends[0];
-        count_instance(&g, RACE_MESSAGE, s1, s2, c->a, c->b);
-        handler_races(&g, m, c->a, c->b, handler_of,
-                      &r->summary.instances[RACE_HANDLER]);
+        count_instance(g, c->group, s1, s2, c->a, c->b);
+        handler_races(g, m, c->a, c->b, handler_of, &s->instances[RACE_HANDLER]);
     }
-    free(handler_of);
-    r->groups = calloc(HASH_COUNT(g.table) + 1, sizeof *r->groups);
-    group_entry *e, *tmp;
-    HASH_ITER(hh, g.table, e, tmp) {
-        r->groups[r->n_groups++] = finish_group(t, e);
-        HASH_DEL(g.table, e);
-        free(e->key);
-        free(e);
-    }
+    r->groups = calloc(g->n + 1, sizeof *r->groups);
+    for (uint32_t i = 0; i < g->n; i++)
+        if (g->g[i].count)
+            r->groups[r->n_groups++] = finish_group(t, &g->g[i]);
     qsort(r->groups, r->n_groups, sizeof *r->groups, cmp_groups);
     for (size_t i = 0; i < r->n_groups; i++)
         r->n_by_kind[r->groups[i].kind]++;
@@ -336,6 +432,7 @@ static void fill_summary(report *r, const trace *t, const hb_model *m,
     s->constraints_by_origin = m->counts;
     s->constraints = hb_model_size(m);
     s->handlers_model = opts->handlers;
+    s->solver_all = opts->solver == SOLVER_Z3;
     r->files = malloc(sizeof(char *) * (t->n_files + 1));
     for (uint32_t i = 0; i < t->n_files; i++)
         r->files[i] = strdup(t->files[i]);
@@ -348,6 +445,11 @@ static double now(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+static const char inconsistent[] =
+    "inconsistent trace: its happens-before model is unsatisfiable (a "
+    "receive before its send, or a cycle through fork/join, messages and "
+    "locks)";
+
 static int model_consistent(const hb_model *m, const analysis_options *opts,
                             char *err, size_t err_len)
 {
@@ -359,37 +461,70 @@ static int model_consistent(const hb_model *m, const analysis_options *opts,
     hb_answer a = hb_solver_check_model(s);
     hb_solver_free(s);
     if (a == ANSWER_UNSAT)
-        snprintf(err, err_len, "inconsistent trace: its happens-before model "
-                 "is unsatisfiable (a receive before its send, or a cycle "
-                 "through fork/join, messages and locks)");
+        snprintf(err, err_len, "%s", inconsistent);
     return a != ANSWER_UNSAT;
+}
+
+/* Decides every candidate: shortcuts first (unless --solver=z3), then Z3. */
+static int decide(const trace *t, const hb_model *m, const cand_list *l,
+                  hb_answer *answers, const analysis_options *opts,
+                  uint32_t n_groups, report *r, char *err, size_t err_len)
+{
+    int consistent = -1;
+    for (size_t i = 0; i < l->n; i++)
+        answers[i] = ANSWER_UNKNOWN;
+    if (opts->solver == SOLVER_AUTO) {
+        shortcut_stats st = {0};
+        consistent = shortcut_decide(t, m, opts->handlers, l->q, l->n,
+                                     answers, &st);
+        r->summary.by_shortcut_unsat = st.unsat_ordered + st.unsat_locks;
+        r->summary.by_shortcut_sat = st.sat_witness;
+        if (consistent == 0) {
+            snprintf(err, err_len, "%s", inconsistent);
+            return -1;
+        }
+    }
+    if (consistent != 1 && !model_consistent(m, opts, err, err_len))
+        return -1;
+    if (ask_solver(m, l, answers, opts, n_groups) != 0) {
+        snprintf(err, err_len, "the Z3 solver failed");
+        return -1;
+    }
+    for (size_t i = 0; i < l->n; i++)
+        r->summary.by_z3 += answers[i] != ANSWER_NOT_ASKED;
+    r->summary.by_z3 -= r->summary.by_shortcut_sat + r->summary.by_shortcut_unsat;
+    return 0;
 }
 
 report *analyse(const trace *t, const hb_model *m,
                 const analysis_options *opts, char *err, size_t err_len)
 {
-    if (!model_consistent(m, opts, err, err_len))
-        return NULL;
     report *r = calloc(1, sizeof *r);
     fill_summary(r, t, m, opts);
+    grouper g = {.t = t};
     cand_list l = {0};
-    data_candidates(t, m, &l);
+    int32_t *handler_of = handlers_by_rcv(t);
+    data_candidates(t, m, &g, &l);
     r->summary.candidates[RACE_DATA] = l.n;
-    message_candidates(t, m, &l);
+    message_candidates(t, m, &g, handler_of, &l);
     r->summary.candidates[RACE_MESSAGE] = l.n - r->summary.candidates[RACE_DATA];
     hb_answer *answers = malloc(sizeof(hb_answer) * (l.n + 1));
     double start = now();
-    int rc = solve_all(m, l.q, l.n, answers, opts->jobs, opts->tuning,
-                       opts->timeout_ms);
+    int rc = decide(t, m, &l, answers, opts, g.n, r, err, err_len);
     r->timings.solve = now() - start;
     r->timings.jobs = opts->jobs;
     if (rc == 0)
-        build_groups(r, t, m, &l, answers);
-    else
-        snprintf(err, err_len, "the Z3 solver failed");
+        build_groups(r, t, m, &g, &l, answers, handler_of);
     free(answers);
     free(l.c);
     free(l.q);
+    free(handler_of);
+    group_entry *e, *tmp;
+    HASH_ITER(hh, g.table, e, tmp) {
+        HASH_DEL(g.table, e);
+        free(e);
+    }
+    free(g.g);
     if (rc != 0) {
         report_free(r);
         return NULL;

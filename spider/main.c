@@ -19,6 +19,8 @@ typedef struct cli {
     int lenient, quiet, timings, color;
     unsigned timeout_ms;
     solver_tuning tuning;
+    solver_mode solver;
+    int all_instances;
 } cli;
 
 static const char usage[] =
@@ -33,6 +35,11 @@ static const char usage[] =
     "      --order=file|timestamp  program order: input order (default) or\n"
     "                              each thread stable-sorted by timestamp\n"
     "  -j, --jobs=N                solver worker threads (default: CPUs)\n"
+    "      --solver=auto|z3        auto (default): exact shortcuts, Z3 for the\n"
+    "                              rest; z3: Z3 decides every candidate\n"
+    "      --all-instances         decide every candidate, so that counts are\n"
+    "                              exact (auto skips candidates of groups\n"
+    "                              already proven racy)\n"
     "      --emit-smt2=FILE        write the model as SMT-LIB2 (QF_IDL)\n"
     "      --lenient               skip bad events with a warning\n"
     "      --timeout-ms=N          per-query solver timeout (0 = none)\n"
@@ -48,7 +55,7 @@ static const char usage[] =
     "Exit status: 0 no race, 1 races found, 2 bad usage or bad input.\n";
 
 enum { OPT_HANDLERS = 256, OPT_ORDER, OPT_SMT2, OPT_LENIENT, OPT_TIMEOUT,
-       OPT_Z3, OPT_NO_TIMINGS, OPT_COLOR };
+       OPT_Z3, OPT_NO_TIMINGS, OPT_COLOR, OPT_SOLVER, OPT_ALL };
 
 static const struct option long_options[] = {
     {"format", required_argument, NULL, 'f'},
@@ -61,6 +68,8 @@ static const struct option long_options[] = {
     {"z3-config", required_argument, NULL, OPT_Z3},
     {"no-timings", no_argument, NULL, OPT_NO_TIMINGS},
     {"color", required_argument, NULL, OPT_COLOR},
+    {"solver", required_argument, NULL, OPT_SOLVER},
+    {"all-instances", no_argument, NULL, OPT_ALL},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -101,6 +110,7 @@ static int parse_option(cli *c, int opt, const char *arg)
     static const char *const orders[] = {"file", "timestamp", NULL};
     static const char *const configs[] = {"fast", "default", NULL};
     static const char *const colors[] = {"auto", "always", "never", NULL};
+    static const char *const solvers[] = {"auto", "z3", NULL};
     int i;
     switch (opt) {
     case 'f':
@@ -138,6 +148,14 @@ static int parse_option(cli *c, int opt, const char *arg)
             return -1;
         c->color = i == 0 ? (isatty(STDOUT_FILENO) && !getenv("NO_COLOR"))
                           : i == 1;
+        return 0;
+    case OPT_SOLVER:
+        if ((i = choose("solver", arg, solvers)) < 0)
+            return -1;
+        c->solver = i ? SOLVER_Z3 : SOLVER_AUTO;
+        return 0;
+    case OPT_ALL:
+        c->all_instances = 1;
         return 0;
     case 'q':
         c->quiet = 1;
@@ -215,6 +233,8 @@ int main(int argc, char **argv)
     if (c.emit_smt2 && write_smt2(c.emit_smt2, m, t) != 0)
         goto cleanup;
     analysis_options aopts = {.handlers = c.handlers, .jobs = c.jobs,
+                              .solver = c.solver,
+                              .all_instances = c.all_instances,
                               .tuning = c.tuning, .timeout_ms = c.timeout_ms};
     r = analyse(t, m, &aopts, err, sizeof err);
     if (!r) {

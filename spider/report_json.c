@@ -33,6 +33,7 @@ static cJSON *group_json(const race_group *g)
         cJSON_AddStringToObject(o, "variable", g->variable);
     cJSON_AddStringToObject(o, "node", g->node);
     add_u64(o, "count", g->count);
+    add_u64(o, "unchecked", g->unchecked);
     cJSON *inst = cJSON_CreateObject();
     if (g->kind == RACE_MESSAGE) {
         cJSON_AddItemToObject(inst, "sends", cJSON_CreateArray());
@@ -87,6 +88,12 @@ static cJSON *summary_json(const report *r)
     add_u64(inst, "data", s->instances[RACE_DATA]);
     add_u64(inst, "message", s->instances[RACE_MESSAGE]);
     add_u64(inst, "handler", s->instances[RACE_HANDLER]);
+    cJSON *dec = cJSON_AddObjectToObject(o, "decided");
+    cJSON_AddStringToObject(dec, "solver", s->solver_all ? "z3" : "auto");
+    add_u64(dec, "shortcut_unsat", s->by_shortcut_unsat);
+    add_u64(dec, "shortcut_sat", s->by_shortcut_sat);
+    add_u64(dec, "z3", s->by_z3);
+    add_u64(dec, "not_asked", s->not_asked);
     add_u64(o, "undecided", s->undecided);
     add_u64(o, "warnings", s->trace.warnings);
     add_u64(o, "skipped_events", s->trace.events_skipped);

@@ -66,9 +66,9 @@ static void print_side(const event_ref *e, FILE *out)
 static void print_group(const race_group *g, size_t n, const style *st,
                         FILE *out)
 {
-    fprintf(out, "  %zu. %s%s%s  vs  %s%s%s   %s(%llu %s)%s\n", n, st->bold,
+    fprintf(out, "  %zu. %s%s%s  vs  %s%s%s   %s(%llu%s %s)%s\n", n, st->bold,
             g->locations[0], st->off, st->bold, g->locations[1], st->off,
-            st->dim, (unsigned long long)g->count,
+            st->dim, (unsigned long long)g->count, g->unchecked ? "+" : "",
             plural(g->count, "instance", "instances"), st->off);
     if (g->kind == RACE_MESSAGE) {
         fprintf(out, "     messages received by %s on node %s; e.g.\n",
@@ -116,6 +116,10 @@ void report_print_text(const report *r, const print_options *o, FILE *out)
             print_kind(r, (race_kind)k, &st, out);
     if (o->quiet)
         return;
+    if (r->summary.not_asked)
+        fprintf(out, "\nN+ instances: %llu more candidates of groups already "
+                "proven racy were not checked (--all-instances checks them)\n",
+                (unsigned long long)r->summary.not_asked);
     if (r->summary.undecided)
         fprintf(out, "\n%llu candidates undecided (solver timeout)\n",
                 (unsigned long long)r->summary.undecided);

@@ -1,7 +1,8 @@
 /*
  * solve.c — the worker pool: N pthreads, each with its own Z3 context and
- * Φ asserted once, pulling chunks of queries from a shared counter.
- * Answers land by index, so the result never depends on scheduling.
+ * Φ asserted once, taking units of work from a shared counter.  Answers
+ * land by index and each unit is answered in order by one worker, so the
+ * result never depends on scheduling.
  */
 #include "spider.h"
 
@@ -9,18 +10,30 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
-enum { CHUNK = 32 };
-
 typedef struct pool {
     const hb_model *model;
-    const hb_query *queries;
+    const solve_work *work;
     hb_answer *answers;
-    size_t n;
-    atomic_size_t next;
+    atomic_uint next_unit;
     atomic_int failed;
     solver_tuning tuning;
     unsigned timeout_ms;
 } pool;
+
+static void answer_unit(pool *p, hb_solver *s, uint32_t u)
+{
+    const solve_work *w = p->work;
+    int stop = w->stop_at_sat && w->stop_at_sat[u], done = 0;
+    for (uint32_t i = w->unit_start[u]; i < w->unit_start[u + 1]; i++) {
+        uint32_t q = w->order[i];
+        if (done) {
+            p->answers[q] = ANSWER_NOT_ASKED;
+            continue;
+        }
+        p->answers[q] = hb_solver_check(s, &w->queries[q]);
+        done = stop && p->answers[q] == ANSWER_SAT;
+    }
+}
 
 static void *worker(void *arg)
 {
@@ -31,30 +44,28 @@ static void *worker(void *arg)
         return NULL;
     }
     for (;;) {
-        size_t start = atomic_fetch_add(&p->next, CHUNK);
-        if (start >= p->n || atomic_load(&p->failed))
+        uint32_t u = atomic_fetch_add(&p->next_unit, 1);
+        if (u >= p->work->n_units || atomic_load(&p->failed))
             break;
-        size_t end = start + CHUNK < p->n ? start + CHUNK : p->n;
-        for (size_t i = start; i < end; i++)
-            p->answers[i] = hb_solver_check(s, &p->queries[i]);
+        answer_unit(p, s, u);
     }
     hb_solver_free(s);
     return NULL;
 }
 
-int solve_all(const hb_model *m, const hb_query *queries, size_t n,
-              hb_answer *answers, unsigned jobs, solver_tuning tuning,
-              unsigned timeout_ms)
+int solve_all(const hb_model *m, const solve_work *w, hb_answer *answers,
+              unsigned jobs, solver_tuning tuning, unsigned timeout_ms)
 {
-    if (n == 0)
+    if (w->n_units == 0)
         return 0;
     if (jobs < 1)
         jobs = 1;
-    if (jobs > n / CHUNK + 1)
-        jobs = (unsigned)(n / CHUNK + 1); /* a context costs more than a chunk */
-    pool p = {.model = m, .queries = queries, .answers = answers, .n = n,
-              .tuning = tuning, .timeout_ms = timeout_ms};
-    atomic_init(&p.next, 0);
+    uint32_t n = w->unit_start[w->n_units];
+    if (jobs > n / 16 + 1)
+        jobs = n / 16 + 1; /* setting up a context costs more than a few queries */
+    pool p = {.model = m, .work = w, .answers = answers, .tuning = tuning,
+              .timeout_ms = timeout_ms};
+    atomic_init(&p.next_unit, 0);
     atomic_init(&p.failed, 0);
     pthread_t *threads = malloc(sizeof(pthread_t) * jobs);
     unsigned started = 0;

@@ -28,12 +28,41 @@ typedef enum spider_exit {
 
 /* ---- the solving engine --------------------------------------------------- */
 
-/* Decides every query against Φ with `jobs` worker threads, each with its
- * own Z3 context.  answers[i] receives the answer to queries[i].  Returns
- * 0, or -1 if a solver could not be set up. */
-int solve_all(const hb_model *m, const hb_query *queries, size_t n,
-              hb_answer *answers, unsigned jobs, solver_tuning tuning,
-              unsigned timeout_ms);
+/* Exact answers without a solver (shortcut.c): decides what it can of the
+ * queries; answers[i] becomes SAT, UNSAT, or UNKNOWN where Z3 must decide.
+ * Returns 1 if Φ is satisfiable (a witness run was found), 0 if it is not
+ * (the unconditional edges form a cycle), -1 if that is not known. */
+typedef struct shortcut_stats {
+    uint64_t unsat_ordered, unsat_locks, sat_witness, undecided;
+    uint32_t nodes_skipped;          /* too many chains: left to Z3 */
+    int witness;
+} shortcut_stats;
+
+/* Per node, reachability needs kept events × the node's chains cells, twice;
+ * above this the node's queries go to Z3. */
+#define SHORTCUT_MAX_CELLS ((size_t)64 << 20)
+
+int shortcut_decide(const trace *t, const hb_model *m, handler_model hm,
+                    const hb_query *q, size_t n, hb_answer *answers,
+                    shortcut_stats *st);
+
+/* Work for the solver pool: queries[order[i]] for i in units.  A unit is
+ * order[unit_start[u] .. unit_start[u+1]); with stop_at_sat, a unit stops
+ * at its first SAT answer and the rest of it are ANSWER_NOT_ASKED.  Each
+ * unit is answered by one worker in order, so answers never depend on
+ * scheduling. */
+typedef struct solve_work {
+    const hb_query *queries;
+    const uint32_t *order;
+    const uint32_t *unit_start;
+    uint32_t n_units;
+    const uint8_t *stop_at_sat;      /* per unit */
+} solve_work;
+
+/* Decides the work against Φ with `jobs` worker threads, each with its own
+ * Z3 context.  Returns 0, or -1 if a solver could not be set up. */
+int solve_all(const hb_model *m, const solve_work *w, hb_answer *answers,
+              unsigned jobs, solver_tuning tuning, unsigned timeout_ms);
 
 /* ---- the report model ----------------------------------------------------- */
 
@@ -52,7 +81,8 @@ typedef struct race_group {
     race_kind kind;
     char *locations[2];              /* sorted */
     char *node, *variable;           /* variable: NULL for message races */
-    uint64_t count;
+    uint64_t count;                  /* instances proven */
+    uint64_t unchecked;              /* more candidates, not asked */
     event_ref first, second;         /* the instance; first has locations[0] */
     event_ref first_rcv, second_rcv; /* message races: the two receives */
 } race_group;
@@ -67,7 +97,10 @@ typedef struct report_summary {
     uint64_t constraints;
     uint64_t candidates[RACE_KINDS];
     uint64_t instances[RACE_KINDS];
-    uint64_t undecided;
+    uint64_t undecided;              /* solver gave no answer (timeout) */
+    uint64_t not_asked;              /* skipped: their group already races */
+    uint64_t by_shortcut_unsat, by_shortcut_sat, by_z3;
+    int solver_all;                  /* --solver=z3 */
     handler_model handlers_model;
 } report_summary;
 
@@ -90,8 +123,12 @@ const char *race_kind_title(race_kind k);
 
 /* ---- analysis -------------------------------------------------------------- */
 
+typedef enum solver_mode { SOLVER_AUTO, SOLVER_Z3 } solver_mode;
+
 typedef struct analysis_options {
     handler_model handlers;
+    solver_mode solver;              /* AUTO: exact shortcuts, then Z3 */
+    int all_instances;               /* AUTO: decide every candidate */
     unsigned jobs;
     solver_tuning tuning;
     unsigned timeout_ms;

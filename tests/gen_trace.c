@@ -57,7 +57,7 @@ typedef struct node_sim {
     message inbox[MAX_PENDING];
     int n_inbox;
     uint32_t tcp_in[MAX_NODES];  /* unread TCP bytes from each node */
-    int notified[VARS];       /* notifies not yet consumed */
+    int notified[VARS][MAX_THREADS]; /* notifies not yet consumed, by thread */
 } node_sim;
 
 typedef struct sim {
@@ -119,7 +119,10 @@ static void send(sim *s, int n, int t)
         dst->tcp_in[n] += size;
         return;
     }
-    uint32_t id = s->next_msg++;
+    /* now and then a retransmission: an id sent before, so that a receive
+     * follows one of several sends */
+    uint32_t id = s->next_msg && chance(&s->r, 6) ? below(&s->r, s->next_msg)
+                                                  : s->next_msg++;
     const char *quote = chance(&s->r, 50) ? "\"" : ""; /* ids as both */
     emit(s, n, t, ",\"type\":\"SND\",\"socket_type\":\"UDP\",\"message\":%s%u%s"
          ",\"src\":\"10.0.0.%d\",\"src_port\":7000,\"dst\":\"10.0.0.%d\","
@@ -196,17 +199,19 @@ static void release_all(sim *s, int n, int t)
         }
 }
 
+/* A WAIT consumes a NOTIFY of another thread, as a real wake-up would. */
 static void wait_notify(sim *s, int n, int t)
 {
     node_sim *nd = &s->node[n];
     int v = (int)below(&s->r, VARS);
-    if (nd->notified[v] && chance(&s->r, 50)) {
-        emit(s, n, t, ",\"type\":\"WAIT\",\"variable\":\"cond%d\"", v);
-        nd->notified[v]--;
-    } else {
-        emit(s, n, t, ",\"type\":\"NOTIFY\",\"variable\":\"cond%d\"", v);
-        nd->notified[v]++;
-    }
+    for (int other = 0; other < MAX_THREADS; other++)
+        if (other != t && nd->notified[v][other] && chance(&s->r, 50)) {
+            emit(s, n, t, ",\"type\":\"WAIT\",\"variable\":\"cond%d\"", v);
+            nd->notified[v][other]--;
+            return;
+        }
+    emit(s, n, t, ",\"type\":\"NOTIFY\",\"variable\":\"cond%d\"", v);
+    nd->notified[v][t]++;
 }
 
 /* One step of thread t of node n; returns 0 when it can do nothing. */

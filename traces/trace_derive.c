@@ -169,6 +169,21 @@ static int is_stream_rcv(const event *e)
 static uint32_t message_key(const event *e) { return e->message; }
 static uint32_t channel_key(const event *e) { return (uint32_t)e->object; }
 
+/* Sends of one id in the order they happened: by timestamp, then by
+ * thread name and position, which do not depend on how files are split. */
+static int cmp_sends(const void *x, const void *y, void *ctx)
+{
+    const trace *t = ctx;
+    const event *a = &t->events[*(const uint32_t *)x];
+    const event *b = &t->events[*(const uint32_t *)y];
+    if (a->timestamp != b->timestamp)
+        return a->timestamp < b->timestamp ? -1 : 1;
+    if (a->thread != b->thread)
+        return strcmp(t->strings[t->threads[a->thread].name],
+                      t->strings[t->threads[b->thread].name]);
+    return a->input_index < b->input_index ? -1 : a->input_index > b->input_index;
+}
+
 static void match_by_id(trace *t, uint32_t *cap, uint8_t *received)
 {
     uint32_t *order;
@@ -180,6 +195,8 @@ static void match_by_id(trace *t, uint32_t *cap, uint8_t *received)
         uint32_t b = start[e->message], n = start[e->message + 1] - b;
         if (n == 0)
             continue;
+        if (n > 1) /* "its send" is the first, whatever the file layout */
+            qsort_r(order + b, n, sizeof *order, cmp_sends, t);
         add_match(t, cap, i, order + b, n, 0);
         for (uint32_t k = 0; k < n; k++)
             received[order[b + k]] = 1;

@@ -1,0 +1,481 @@
+/*
+ * shortcut.c — exact answers without a solver (docs/model.md, "How a
+ * candidate is decided").
+ *
+ * Two graphs over the kept events:
+ *   U, the unconditional edges of Φ (program order, fork/join, messages
+ *     with one possible send);
+ *   R, U plus one literal of every clause, chosen as the run was observed
+ *     (the lock order of a node's input, the first of several sends, the
+ *     NOTIFY that came last before a WAIT).
+ * If R is acyclic, every topological order of R satisfies Φ.  Then:
+ *   - a query is UNSAT when U forces the opposite (Φ ∧ O(a)=O(b) with
+ *     a →U b or b →U a; Φ ∧ O(x)<O(y) with y →U x), or when a and b lie in
+ *     critical sections of one lock in different threads (the sections
+ *     cannot overlap, so a ≠ b);
+ *   - a query is SAT when R leaves it possible (a, b unordered in R:
+ *     merging them keeps R acyclic; y does not reach x in R: the edge
+ *     x → y keeps R acyclic);
+ *   - anything else is left to Z3 (ANSWER_UNKNOWN).
+ * Reachability is computed with vector clocks restricted to one node's
+ * chains (every query asks about events of one node), one sweep per node.
+ */
+#include "spider.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct graph {
+    uint32_t *start;     /* in-edges of dense event i: src[start[i]..start[i+1]) */
+    uint32_t *src;
+    uint32_t *topo;      /* dense events in a topological order */
+    int acyclic;
+} graph;
+
+typedef struct engine {
+    const trace *t;
+    const hb_model *m;
+    uint32_t n;          /* kept events */
+    uint32_t *dense;     /* event id -> dense index (UINT32_MAX if not kept) */
+    uint32_t *event_of;  /* dense index -> event id */
+    uint32_t *chain;     /* dense -> chain id */
+    uint32_t *pos;       /* dense -> position in its chain */
+    uint32_t n_chains;
+    uint32_t *chain_node, *chain_local;
+    uint32_t *node_chains; /* number of chains per node */
+    uint32_t n_nodes;
+    uint32_t *thread_node; /* thread -> dense node */
+    graph u, r;
+    int32_t *held_first; /* dense access -> first index into held, or -1 */
+    uint32_t *held;      /* section ids, each run ended by UINT32_MAX */
+} engine;
+
+/* ---- chains ------------------------------------------------------------------ */
+
+static void number_nodes(engine *e)
+{
+    const trace *t = e->t;
+    uint32_t *node_of_str = malloc(sizeof(uint32_t) * (t->n_strings + 1));
+    for (uint32_t i = 0; i < t->n_strings; i++)
+        node_of_str[i] = UINT32_MAX;
+    e->thread_node = malloc(sizeof(uint32_t) * (t->n_threads + 1));
+    for (uint32_t i = 0; i < t->n_threads; i++) {
+        str_id s = t->threads[i].node;
+        if (node_of_str[s] == UINT32_MAX)
+            node_of_str[s] = e->n_nodes++;
+        e->thread_node[i] = node_of_str[s];
+    }
+    free(node_of_str);
+}
+
+/* Chains: a thread (nested model), or a thread's outer context and each
+ * handler (floating model); positions follow program order. */
+static void build_chains(engine *e, handler_model hm)
+{
+    const trace *t = e->t;
+    e->n_chains = t->n_threads + (hm == HANDLERS_FLOATING ? t->n_handlers : 0);
+    uint32_t *next_pos = calloc(e->n_chains + 1, sizeof(uint32_t));
+    e->chain_node = malloc(sizeof(uint32_t) * (e->n_chains + 1));
+    for (uint32_t i = 0; i < t->n_threads; i++)
+        e->chain_node[i] = e->thread_node[i];
+    for (uint32_t h = 0; t->n_threads + h < e->n_chains; h++)
+        e->chain_node[t->n_threads + h] = e->thread_node[t->handlers[h].thread];
+    for (uint32_t i = 0; i < t->n_threads; i++) {
+        const thread_info *th = &t->threads[i];
+        for (uint32_t k = 0; k < th->n_events; k++) {
+            uint32_t d = e->dense[th->events[k]];
+            if (d == UINT32_MAX)
+                continue;
+            int32_t h = t->events[th->events[k]].handler;
+            uint32_t c = hm == HANDLERS_FLOATING && h != NONE
+                             ? t->n_threads + (uint32_t)h : i;
+            e->chain[d] = c;
+            e->pos[d] = next_pos[c]++;
+        }
+    }
+    free(next_pos);
+    e->node_chains = calloc(e->n_nodes + 1, sizeof(uint32_t));
+    e->chain_local = malloc(sizeof(uint32_t) * (e->n_chains + 1));
+    for (uint32_t c = 0; c < e->n_chains; c++)
+        e->chain_local[c] = e->node_chains[e->chain_node[c]]++;
+}
+
+/* ---- graphs ------------------------------------------------------------------ */
+
+typedef struct edge_list {
+    hb_edge *v;
+    uint32_t n, cap;
+} edge_list;
+
+static void add(edge_list *l, uint32_t before, uint32_t after)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 1024;
+        l->v = realloc(l->v, l->cap * sizeof *l->v);
+    }
+    l->v[l->n++] = (hb_edge){before, after};
+}
+
+/* In-edge lists and a topological order (Kahn). */
+static void build_graph(engine *e, graph *g, const hb_edge *edges, uint32_t n_edges)
+{
+    uint32_t n = e->n;
+    g->start = calloc(n + 2, sizeof(uint32_t));
+    g->src = malloc(sizeof(uint32_t) * (n_edges + 1));
+    uint32_t *out_deg = calloc(n + 1, sizeof(uint32_t));
+    for (uint32_t i = 0; i < n_edges; i++) {
+        g->start[e->dense[edges[i].after] + 2]++;
+        out_deg[e->dense[edges[i].before]]++;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        g->start[i + 2] += g->start[i + 1];
+    for (uint32_t i = 0; i < n_edges; i++)
+        g->src[g->start[e->dense[edges[i].after] + 1]++] = e->dense[edges[i].before];
+    /* out-edges for Kahn */
+    uint32_t *out_start = calloc(n + 2, sizeof(uint32_t));
+    for (uint32_t i = 0; i < n; i++)
+        out_start[i + 2] = out_deg[i];
+    for (uint32_t i = 0; i < n; i++)
+        out_start[i + 2] += out_start[i + 1];
+    uint32_t *dst = malloc(sizeof(uint32_t) * (n_edges + 1));
+    for (uint32_t i = 0; i < n_edges; i++)
+        dst[out_start[e->dense[edges[i].before] + 1]++] = e->dense[edges[i].after];
+    uint32_t *in_deg = malloc(sizeof(uint32_t) * (n + 1));
+    for (uint32_t i = 0; i < n; i++)
+        in_deg[i] = g->start[i + 1] - g->start[i];
+    g->topo = malloc(sizeof(uint32_t) * (n + 1));
+    uint32_t head = 0, tail = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (!in_deg[i])
+            g->topo[tail++] = i;
+    while (head < tail) {
+        uint32_t v = g->topo[head++];
+        for (uint32_t k = out_start[v]; k < out_start[v + 1]; k++)
+            if (--in_deg[dst[k]] == 0)
+                g->topo[tail++] = dst[k];
+    }
+    g->acyclic = tail == n;
+    free(out_deg);
+    free(out_start);
+    free(dst);
+    free(in_deg);
+}
+
+static int observed_before(const engine *e, uint32_t a, uint32_t b)
+{
+    const trace *t = e->t;
+    return e->thread_node[t->events[a].thread] ==
+               e->thread_node[t->events[b].thread] && a < b;
+}
+
+/* Picks the wait/notify booleans as observed: each WAIT takes the latest
+ * NOTIFY before it (a NOTIFY wakes one WAIT at most).  0 if impossible. */
+static int choose_bools(const engine *e, uint8_t *value, edge_list *chosen)
+{
+    const hb_model *m = e->m;
+    const trace *t = e->t;
+    uint8_t *used = calloc(t->n_events + 1, 1);
+    int ok = 1;
+    for (uint32_t b = 0; b < m->n_bools && ok;) {
+        uint32_t w = m->choices[b].wait, end = b, best = UINT32_MAX;
+        while (end < m->n_bools && m->choices[end].wait == w)
+            end++;
+        for (uint32_t k = b; k < end; k++) {
+            uint32_t nt = m->choices[k].notify;
+            int free_notify = t->events[nt].kind == EV_NOTIFYALL || !used[nt];
+            if (!free_notify)
+                continue;
+            if (best == UINT32_MAX ||
+                (observed_before(e, nt, w) &&
+                 (!observed_before(e, m->choices[best].notify, w) ||
+                  nt > m->choices[best].notify)))
+                best = k;
+        }
+        if (best == UINT32_MAX)
+            ok = 0;
+        else {
+            value[best] = 1;
+            used[m->choices[best].notify] = 1;
+            add(chosen, m->choices[best].notify, w);
+        }
+        b = end;
+    }
+    free(used);
+    return ok;
+}
+
+/* R: U plus one literal per clause.  Sets g->acyclic to 0 when no witness. */
+static void build_resolved(engine *e)
+{
+    const hb_model *m = e->m;
+    edge_list l = {0};
+    for (uint32_t i = 0; i < m->n_edges; i++)
+        add(&l, m->edges[i].before, m->edges[i].after);
+    uint8_t *value = calloc(m->n_bools + 1, 1);
+    int ok = choose_bools(e, value, &l);
+    for (uint32_t c = 0; c < m->n_clauses && ok; c++) {
+        const hb_clause *cl = &m->clauses[c];
+        int satisfied = 0;
+        int64_t pick = -1;
+        for (uint32_t k = 0; k < cl->n; k++) {
+            const hb_lit *lt = &m->lits[cl->first + k];
+            if ((lt->kind == LIT_BOOL && value[lt->a]) ||
+                (lt->kind == LIT_NOT_BOOL && !value[lt->a]))
+                satisfied = 1;
+            else if (lt->kind == LIT_LESS &&
+                     (pick < 0 || (observed_before(e, lt->a, lt->b) &&
+                                   !observed_before(e, m->lits[pick].a,
+                                                    m->lits[pick].b))))
+                pick = cl->first + k;
+        }
+        if (satisfied)
+            continue;
+        if (pick < 0)
+            ok = 0;
+        else
+            add(&l, m->lits[pick].a, m->lits[pick].b);
+    }
+    build_graph(e, &e->r, l.v, l.n);
+    if (!ok)
+        e->r.acyclic = 0;
+    free(value);
+    free(l.v);
+}
+
+/* ---- critical sections ------------------------------------------------------- */
+
+/* For each kept access, the sections of its thread it lies in (by program
+ * order; reachability is checked when used, for the floating model). */
+static void find_held_sections(engine *e)
+{
+    const trace *t = e->t;
+    int32_t *section_of = malloc(sizeof(int32_t) * (t->n_events + 1));
+    for (uint32_t i = 0; i < t->n_events; i++)
+        section_of[i] = NONE;
+    for (uint32_t s = 0; s < t->n_sections; s++) {
+        const lock_section *ls = &t->sections[s];
+        int kept = e->dense[ls->acquire] != UINT32_MAX &&
+                   (ls->release == NONE || e->dense[ls->release] != UINT32_MAX);
+        if (kept)
+            section_of[ls->acquire] = (int32_t)s;
+    }
+    e->held_first = malloc(sizeof(int32_t) * (e->n + 1));
+    uint32_t cap = 1024, n_held = 0, *open = NULL, n_open = 0, open_cap = 0;
+    e->held = malloc(sizeof(uint32_t) * cap);
+    for (uint32_t i = 0; i < t->n_threads; i++) {
+        const thread_info *th = &t->threads[i];
+        n_open = 0;
+        for (uint32_t k = 0; k < th->n_events; k++) {
+            uint32_t ev = th->events[k], d = e->dense[ev];
+            if (d == UINT32_MAX)
+                continue;
+            e->held_first[d] = -1;
+            if (section_of[ev] != NONE) {
+                if (n_open == open_cap) {
+                    open_cap = open_cap ? 2 * open_cap : 8;
+                    open = realloc(open, open_cap * sizeof *open);
+                }
+                open[n_open++] = (uint32_t)section_of[ev];
+            }
+            for (uint32_t o = 0; o < n_open; o++)
+                if (t->sections[open[o]].release == (int32_t)ev)
+                    open[o--] = open[--n_open];
+            if (!event_is_access(&t->events[ev]) || !n_open)
+                continue;
+            if (n_held + n_open + 1 > cap) {
+                cap = 2 * (n_held + n_open + 1);
+                e->held = realloc(e->held, cap * sizeof *e->held);
+            }
+            e->held_first[d] = (int32_t)n_held;
+            memcpy(e->held + n_held, open, n_open * sizeof *open);
+            n_held += n_open;
+            e->held[n_held++] = UINT32_MAX;
+        }
+    }
+    free(open);
+    free(section_of);
+}
+
+/* ---- per-node sweeps ------------------------------------------------------- */
+
+/* M[d][local chain] = the last position on that chain (of this node) of an
+ * event that reaches d or is d; -1 for none. */
+static void sweep(const engine *e, const graph *g, uint32_t node, int32_t *M)
+{
+    uint32_t k = e->node_chains[node];
+    for (uint32_t i = 0; i < e->n; i++) {
+        uint32_t d = g->topo[i];
+        int32_t *row = M + (size_t)d * k;
+        for (uint32_t c = 0; c < k; c++)
+            row[c] = -1;
+        for (uint32_t s = g->start[d]; s < g->start[d + 1]; s++) {
+            const int32_t *from = M + (size_t)g->src[s] * k;
+            for (uint32_t c = 0; c < k; c++)
+                if (from[c] > row[c])
+                    row[c] = from[c];
+        }
+        uint32_t ch = e->chain[d];
+        if (e->chain_node[ch] == node && (int32_t)e->pos[d] > row[e->chain_local[ch]])
+            row[e->chain_local[ch]] = (int32_t)e->pos[d];
+    }
+}
+
+/* Does x reach y (x ≠ y) in the swept graph?  x must be on the node swept. */
+static int reaches(const engine *e, const int32_t *M, uint32_t k, uint32_t x,
+                   uint32_t y)
+{
+    uint32_t dx = e->dense[x], dy = e->dense[y];
+    return M[(size_t)dy * k + e->chain_local[e->chain[dx]]] >= (int32_t)e->pos[dx];
+}
+
+static int inside(const engine *e, const int32_t *MU, uint32_t k,
+                  const lock_section *s, uint32_t a)
+{
+    return reaches(e, MU, k, s->acquire, a) &&
+           (s->release == NONE || reaches(e, MU, k, a, (uint32_t)s->release));
+}
+
+/* a and b lie in sections of one lock held by different threads. */
+static int excluded(const engine *e, const int32_t *MU, uint32_t k, uint32_t a,
+                    uint32_t b)
+{
+    const trace *t = e->t;
+    int32_t fa = e->held_first[e->dense[a]], fb = e->held_first[e->dense[b]];
+    if (fa < 0 || fb < 0)
+        return 0;
+    for (const uint32_t *x = e->held + fa; *x != UINT32_MAX; x++)
+        for (const uint32_t *y = e->held + fb; *y != UINT32_MAX; y++) {
+            const lock_section *sx = &t->sections[*x], *sy = &t->sections[*y];
+            if (sx->lock == sy->lock && sx->thread != sy->thread &&
+                inside(e, MU, k, sx, a) && inside(e, MU, k, sy, b))
+                return 1;
+        }
+    return 0;
+}
+
+static hb_answer decide(const engine *e, const int32_t *MU, const int32_t *MR,
+                        uint32_t k, const hb_query *q, shortcut_stats *st)
+{
+    int witness = e->r.acyclic;
+    if (q->kind == QUERY_SIMULTANEOUS) {
+        if (reaches(e, MU, k, q->a, q->b) || reaches(e, MU, k, q->b, q->a)) {
+            st->unsat_ordered++;
+            return ANSWER_UNSAT;
+        }
+        if (excluded(e, MU, k, q->a, q->b)) {
+            st->unsat_locks++;
+            return ANSWER_UNSAT;
+        }
+        if (witness && !reaches(e, MR, k, q->a, q->b) &&
+            !reaches(e, MR, k, q->b, q->a)) {
+            st->sat_witness++;
+            return ANSWER_SAT;
+        }
+    } else {
+        if (q->a == q->b || reaches(e, MU, k, q->b, q->a)) {
+            st->unsat_ordered++;
+            return ANSWER_UNSAT;
+        }
+        if (witness && !reaches(e, MR, k, q->b, q->a)) {
+            st->sat_witness++;
+            return ANSWER_SAT;
+        }
+    }
+    st->undecided++;
+    return ANSWER_UNKNOWN;
+}
+
+/* The node a query is about: both its events are there, or y is. */
+static uint32_t home_node(const engine *e, const hb_query *q)
+{
+    uint32_t ev = q->kind == QUERY_SIMULTANEOUS ? q->a : q->b;
+    return e->thread_node[e->t->events[ev].thread];
+}
+
+static void decide_by_node(engine *e, const hb_query *q, size_t n,
+                           hb_answer *answers, shortcut_stats *st)
+{
+    uint32_t *start = calloc(e->n_nodes + 2, sizeof(uint32_t));
+    uint32_t *order = malloc(sizeof(uint32_t) * (n + 1));
+    for (size_t i = 0; i < n; i++)
+        start[home_node(e, &q[i]) + 2]++;
+    for (uint32_t v = 0; v < e->n_nodes; v++)
+        start[v + 2] += start[v + 1];
+    for (size_t i = 0; i < n; i++)
+        order[start[home_node(e, &q[i]) + 1]++] = (uint32_t)i;
+    for (uint32_t v = 0; v < e->n_nodes; v++) {
+        uint32_t k = e->node_chains[v];
+        size_t cells = (size_t)e->n * k;
+        if (start[v] == start[v + 1])
+            continue;
+        int32_t *MU = cells <= SHORTCUT_MAX_CELLS ? malloc(cells * sizeof(int32_t)) : NULL;
+        int32_t *MR = MU ? malloc(cells * sizeof(int32_t)) : NULL;
+        if (!MR) { /* too many chains on this node: Z3 decides its queries */
+            for (uint32_t i = start[v]; i < start[v + 1]; i++)
+                answers[order[i]] = ANSWER_UNKNOWN;
+            st->undecided += start[v + 1] - start[v];
+            st->nodes_skipped++;
+            free(MU);
+            continue;
+        }
+        sweep(e, &e->u, v, MU);
+        if (e->r.acyclic)
+            sweep(e, &e->r, v, MR);
+        for (uint32_t i = start[v]; i < start[v + 1]; i++)
+            answers[order[i]] = decide(e, MU, MR, k, &q[order[i]], st);
+        free(MU);
+        free(MR);
+    }
+    free(start);
+    free(order);
+}
+
+static void free_graph(graph *g)
+{
+    free(g->start);
+    free(g->src);
+    free(g->topo);
+}
+
+int shortcut_decide(const trace *t, const hb_model *m, handler_model hm,
+                    const hb_query *q, size_t n, hb_answer *answers,
+                    shortcut_stats *st)
+{
+    engine e = {.t = t, .m = m};
+    e.dense = malloc(sizeof(uint32_t) * (t->n_events + 1));
+    e.event_of = malloc(sizeof(uint32_t) * (m->n_kept + 1));
+    for (uint32_t i = 0; i < t->n_events; i++) {
+        e.dense[i] = m->kept[i] ? e.n : UINT32_MAX;
+        if (m->kept[i])
+            e.event_of[e.n++] = i;
+    }
+    e.chain = malloc(sizeof(uint32_t) * (e.n + 1));
+    e.pos = malloc(sizeof(uint32_t) * (e.n + 1));
+    number_nodes(&e);
+    build_chains(&e, hm);
+    build_graph(&e, &e.u, m->edges, m->n_edges);
+    int consistent = -1; /* unknown */
+    if (!e.u.acyclic) {
+        consistent = 0;  /* unconditional edges alone form a cycle */
+    } else {
+        build_resolved(&e);
+        if (e.r.acyclic)
+            consistent = 1;
+        find_held_sections(&e);
+        decide_by_node(&e, q, n, answers, st);
+        free_graph(&e.r);
+        free(e.held_first);
+        free(e.held);
+    }
+    st->witness = consistent == 1;
+    free_graph(&e.u);
+    free(e.dense);
+    free(e.event_of);
+    free(e.chain);
+    free(e.pos);
+    free(e.thread_node);
+    free(e.chain_node);
+    free(e.chain_local);
+    free(e.node_chains);
+    return consistent;
+}

@@ -1,0 +1,96 @@
+"""Differential checks driven by tests/t0040-invariance.sh and
+tests/t0050-exact.sh, in one Python process so that a few hundred traces
+run in seconds.
+
+    differential.py exact DIR-OR-FILE...        # per trace, both handler models
+    differential.py invariance SEED-DIR...      # SEED-DIR holds d/ (per node) and m.log
+
+Prints one "not ok: ..." line per failure and a closing "N checks, N failed";
+exits 1 on any failure.
+"""
+import json
+import subprocess
+import sys
+
+SPIDER = "./bin/spider"
+checks = failures = 0
+decided = {}
+
+
+def run(args):
+    p = subprocess.run([SPIDER, "-f", "json", "--no-timings"] + args,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if p.returncode not in (0, 1):
+        raise RuntimeError("exit %d: %s" % (p.returncode, p.stderr.strip()[:300]))
+    return p.stdout, json.loads(p.stdout)
+
+
+def check(ok, what):
+    global checks, failures
+    checks += 1
+    if not ok:
+        failures += 1
+        print("not ok:", what)
+
+
+def groups(d, fields=("locations", "variable", "node", "count")):
+    out = []
+    for k in ("data_races", "message_races", "handler_races"):
+        for g in d[k]:
+            out.append((k,) + tuple(json.dumps(g.get(f)) for f in fields))
+    return out
+
+
+def stripped(d):
+    d = json.loads(json.dumps(d))
+    d["summary"].pop("decided", None)
+    for k in ("data_races", "message_races", "handler_races"):
+        for g in d[k]:
+            g.pop("unchecked", None)
+    return d
+
+
+def exact(path, h):
+    base = ["--handlers=" + h, "--lenient", path]
+    try:
+        _, z3 = run(["--solver=z3"] + base)
+        _, full = run(["--all-instances"] + base)
+        _, auto = run(base)
+    except RuntimeError as e:
+        check(False, "%s (%s): %s" % (path, h, e))
+        return
+    check(stripped(z3) == stripped(full),
+          "%s (%s): --all-instances differs from --solver=z3" % (path, h))
+    check(groups(z3, ("locations",)) == groups(auto, ("locations",)),
+          "%s (%s): default groups differ from --solver=z3" % (path, h))
+    for k, v in full["summary"]["decided"].items():
+        if k != "solver":
+            decided[k] = decided.get(k, 0) + v
+
+
+def invariance(seed_dir, h):
+    per_node, merged = seed_dir + "/d", seed_dir + "/m.log"
+    try:
+        t1, d1 = run(["--handlers=" + h, "-j1", per_node])
+        t2, _ = run(["--handlers=" + h, "-j2", per_node])
+        _, dm = run(["--handlers=" + h, merged])
+    except RuntimeError as e:
+        check(False, "%s (%s): %s" % (seed_dir, h, e))
+        return
+    check(t1 == t2, "%s (%s): -j1 and -j2 differ" % (seed_dir, h))
+    check(groups(d1) == groups(dm),
+          "%s (%s): per-node files and merged file differ" % (seed_dir, h))
+
+
+def main():
+    mode, paths = sys.argv[1], sys.argv[2:]
+    for p in paths:
+        for h in ("nested", "floating"):
+            (exact if mode == "exact" else invariance)(p, h)
+    if decided:
+        print("how candidates were decided:", decided)
+    print("%d checks, %d failed" % (checks, failures))
+    sys.exit(1 if failures or not checks else 0)
+
+
+main()
