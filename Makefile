@@ -9,11 +9,12 @@ TRACE_OBJ = traces/trace_load.o traces/trace_intern.o traces/trace_derive.o
 ENCODE_OBJ = encode/encode.o encode/encode_z3.o encode/encode_smt2.o
 SPIDER_OBJ = spider/analysis.o spider/shortcut.o spider/solve.o spider/report.o \
              spider/report_text.o spider/report_json.o
-LIB_OBJ = $(TRACE_OBJ) $(ENCODE_OBJ) $(SPIDER_OBJ)
-HEADERS = traces/trace.h traces/trace_internal.h encode/encode.h spider/spider.h
+PRUNE_OBJ = prune/prune.o
+LIB_OBJ = $(TRACE_OBJ) $(PRUNE_OBJ) $(ENCODE_OBJ) $(SPIDER_OBJ)
+HEADERS = traces/trace.h traces/trace_internal.h encode/encode.h prune/prune.h spider/spider.h
 
 BINS = bin/spider bin/gen-trace bin/check-smt2 bin/cyclon-trace
-TEST_BINS = tests/bin/test_trace
+TEST_BINS = tests/bin/test_trace tests/bin/test_prune
 
 .PHONY: all deps demo check unit bench clean
 all: deps $(BINS)
@@ -40,7 +41,7 @@ bin/check-smt2: tests/check_smt2.o build/libspider.a
 	@mkdir -p bin
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-tests/bin/test_trace: tests/test_trace.o build/libspider.a
+tests/bin/%: tests/%.o build/libspider.a
 	@mkdir -p tests/bin
 	$(CC) $(CFLAGS) -o $@ $^ -lcmocka $(LDLIBS)
 
@@ -55,7 +56,7 @@ check: all $(TEST_BINS)
 	@./tests/run-all
 
 unit: $(TEST_BINS)
-	./tests/bin/test_trace
+	for t in $(TEST_BINS); do $$t || exit 1; done
 
 clean:
 	rm -rf bin build tests/bin */*.o

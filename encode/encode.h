@@ -64,6 +64,21 @@ typedef struct hb_model {
     hb_counts counts;                /* constraints by origin */
 } hb_model;
 
+/* The chain (a totally ordered context) an event's program order runs in:
+ * its thread (nested model), or its thread outside handlers / its
+ * innermost handler (floating model): thread ids, then n_threads + handler. */
+static inline uint32_t hb_chain_of(const trace *t, handler_model hm, uint32_t e)
+{
+    const event *ev = &t->events[e];
+    return hm == HANDLERS_FLOATING && ev->handler != NONE
+               ? t->n_threads + (uint32_t)ev->handler : ev->thread;
+}
+
+static inline uint32_t hb_chain_count(const trace *t, handler_model hm)
+{
+    return t->n_threads + (hm == HANDLERS_FLOATING ? t->n_handlers : 0);
+}
+
 /* Builds Φ for the events e with keep[e] != 0 (keep NULL = all). */
 hb_model *hb_model_build(const trace *t, const uint8_t *keep,
                          handler_model handlers);

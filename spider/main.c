@@ -21,6 +21,7 @@ typedef struct cli {
     solver_tuning tuning;
     solver_mode solver;
     int all_instances;
+    int no_prune;
 } cli;
 
 static const char usage[] =
@@ -40,6 +41,8 @@ static const char usage[] =
     "      --all-instances         decide every candidate, so that counts are\n"
     "                              exact (auto skips candidates of groups\n"
     "                              already proven racy)\n"
+    "      --no-prune              analyse every event (pruning changes no race\n"
+    "                              group, only instance counts)\n"
     "      --emit-smt2=FILE        write the model as SMT-LIB2 (QF_IDL)\n"
     "      --lenient               skip bad events with a warning\n"
     "      --timeout-ms=N          per-query solver timeout (0 = none)\n"
@@ -55,7 +58,7 @@ static const char usage[] =
     "Exit status: 0 no race, 1 races found, 2 bad usage or bad input.\n";
 
 enum { OPT_HANDLERS = 256, OPT_ORDER, OPT_SMT2, OPT_LENIENT, OPT_TIMEOUT,
-       OPT_Z3, OPT_NO_TIMINGS, OPT_COLOR, OPT_SOLVER, OPT_ALL };
+       OPT_Z3, OPT_NO_TIMINGS, OPT_COLOR, OPT_SOLVER, OPT_ALL, OPT_NO_PRUNE };
 
 static const struct option long_options[] = {
     {"format", required_argument, NULL, 'f'},
@@ -70,6 +73,7 @@ static const struct option long_options[] = {
     {"color", required_argument, NULL, OPT_COLOR},
     {"solver", required_argument, NULL, OPT_SOLVER},
     {"all-instances", no_argument, NULL, OPT_ALL},
+    {"no-prune", no_argument, NULL, OPT_NO_PRUNE},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -157,6 +161,9 @@ static int parse_option(cli *c, int opt, const char *arg)
     case OPT_ALL:
         c->all_instances = 1;
         return 0;
+    case OPT_NO_PRUNE:
+        c->no_prune = 1;
+        return 0;
     case 'q':
         c->quiet = 1;
         return 0;
@@ -197,6 +204,8 @@ int main(int argc, char **argv)
     int status = EXIT_BAD_INPUT, opt;
     trace *t = NULL;
     hb_model *m = NULL;
+    uint8_t *keep = NULL;
+    prune_stats pruning = {0};
     report *r = NULL;
     char err[512] = "";
 
@@ -228,7 +237,10 @@ int main(int argc, char **argv)
         goto cleanup;
     }
     double loaded = now();
-    m = hb_model_build(t, NULL, c.handlers);
+    if (!c.no_prune)
+        keep = prune_trace(t, c.handlers, &pruning);
+    double pruned = now();
+    m = hb_model_build(t, keep, c.handlers);
     double encoded = now();
     if (c.emit_smt2 && write_smt2(c.emit_smt2, m, t) != 0)
         goto cleanup;
@@ -241,8 +253,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "spider: %s\n", err);
         goto cleanup;
     }
+    r->summary.pruned = !c.no_prune;
+    r->summary.pruning = pruning;
     r->timings.load = loaded - start;
-    r->timings.encode = encoded - loaded;
+    r->timings.prune = pruned - loaded;
+    r->timings.encode = encoded - pruned;
     r->timings.total = now() - start;
     print_options popts = {.quiet = c.quiet, .color = c.color && !c.json,
                            .timings = c.timings};
@@ -254,6 +269,7 @@ int main(int argc, char **argv)
 cleanup:
     report_free(r);
     hb_model_free(m);
+    free(keep);
     trace_free(t);
     if (fflush(stdout) != 0)
         status = EXIT_BAD_INPUT;

@@ -58,6 +58,16 @@ static cJSON *summary_json(const report *r)
     cJSON *o = cJSON_CreateObject();
     add_u64(o, "events", s->events);
     add_u64(o, "events_analyzed", s->events_analyzed);
+    cJSON *pr = cJSON_AddObjectToObject(o, "pruned");
+    cJSON_AddBoolToObject(pr, "enabled", s->pruned);
+    add_u64(pr, "events", s->events - s->events_analyzed);
+    add_u64(pr, "accesses", s->pruning.accesses);
+    add_u64(pr, "handler_events", s->pruning.handler_events);
+    add_u64(pr, "thread_events", s->pruning.thread_events);
+    add_u64(pr, "other_events", s->pruning.other_events);
+    uint64_t rw = s->by_kind[EV_READ] + s->by_kind[EV_WRITE];
+    cJSON_AddNumberToObject(pr, "rw_share_percent",
+                            rw ? 100.0 * s->pruning.accesses / rw : 0.0);
     add_u64(o, "files", s->files);
     add_u64(o, "nodes", s->nodes);
     add_u64(o, "threads", s->threads);
@@ -116,6 +126,7 @@ void report_print_json(const report *r, const print_options *opts, FILE *out)
     if (opts->timings) {
         cJSON *t = cJSON_AddObjectToObject(root, "timings");
         cJSON_AddNumberToObject(t, "load_s", r->timings.load);
+        cJSON_AddNumberToObject(t, "prune_s", r->timings.prune);
         cJSON_AddNumberToObject(t, "encode_s", r->timings.encode);
         cJSON_AddNumberToObject(t, "solve_s", r->timings.solve);
         cJSON_AddNumberToObject(t, "total_s", r->timings.total);

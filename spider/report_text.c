@@ -31,6 +31,17 @@ static void print_header(const report *r, const style *st, FILE *out)
             (unsigned long long)s->events);
     if (s->events_analyzed != s->events)
         fprintf(out, " (%llu analysed)", (unsigned long long)s->events_analyzed);
+    if (s->pruned) {
+        uint64_t rw = s->by_kind[EV_READ] + s->by_kind[EV_WRITE];
+        fprintf(out, "\n  pruned    %llu events (%.1f%%): %u of %llu R/W (%.1f%%), "
+                "%u handler, %u thread, %u other events that order nothing",
+                (unsigned long long)(s->events - s->events_analyzed),
+                s->events ? 100.0 * (double)(s->events - s->events_analyzed) / (double)s->events : 0.0,
+                s->pruning.accesses, (unsigned long long)rw,
+                rw ? 100.0 * s->pruning.accesses / (double)rw : 0.0,
+                s->pruning.handler_events, s->pruning.thread_events,
+                s->pruning.other_events);
+    }
     fputs("\n  events    ", out);
     const char *sep = "";
     for (int k = 1; k <= EV_KIND_MAX; k++)
@@ -124,8 +135,9 @@ void report_print_text(const report *r, const print_options *o, FILE *out)
         fprintf(out, "\n%llu candidates undecided (solver timeout)\n",
                 (unsigned long long)r->summary.undecided);
     if (o->timings)
-        fprintf(out, "\nTime: load %.3f s, encode %.3f s, solve %.3f s "
-                "(%u %s), total %.3f s\n", r->timings.load, r->timings.encode,
+        fprintf(out, "\nTime: load %.3f s, prune %.3f s, encode %.3f s, solve "
+                "%.3f s (%u %s), total %.3f s\n", r->timings.load,
+                r->timings.prune, r->timings.encode,
                 r->timings.solve, r->timings.jobs,
                 plural(r->timings.jobs, "worker", "workers"), r->timings.total);
 }

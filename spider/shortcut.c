@@ -73,7 +73,7 @@ static void number_nodes(engine *e)
 static void build_chains(engine *e, handler_model hm)
 {
     const trace *t = e->t;
-    e->n_chains = t->n_threads + (hm == HANDLERS_FLOATING ? t->n_handlers : 0);
+    e->n_chains = hb_chain_count(t, hm);
     uint32_t *next_pos = calloc(e->n_chains + 1, sizeof(uint32_t));
     e->chain_node = malloc(sizeof(uint32_t) * (e->n_chains + 1));
     for (uint32_t i = 0; i < t->n_threads; i++)
@@ -86,9 +86,7 @@ static void build_chains(engine *e, handler_model hm)
             uint32_t d = e->dense[th->events[k]];
             if (d == UINT32_MAX)
                 continue;
-            int32_t h = t->events[th->events[k]].handler;
-            uint32_t c = hm == HANDLERS_FLOATING && h != NONE
-                             ? t->n_threads + (uint32_t)h : i;
+            uint32_t c = hb_chain_of(t, hm, th->events[k]);
             e->chain[d] = c;
             e->pos[d] = next_pos[c]++;
         }

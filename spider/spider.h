@@ -13,6 +13,7 @@
 #define SPIDER_SPIDER_H
 
 #include "../encode/encode.h"
+#include "../prune/prune.h"
 #include "../traces/trace.h"
 
 #include <stdio.h>
@@ -102,10 +103,12 @@ typedef struct report_summary {
     uint64_t by_shortcut_unsat, by_shortcut_sat, by_z3;
     int solver_all;                  /* --solver=z3 */
     handler_model handlers_model;
+    int pruned;                      /* pruning was on */
+    prune_stats pruning;
 } report_summary;
 
 typedef struct report_timings {
-    double load, encode, solve, total;  /* seconds */
+    double load, prune, encode, solve, total;  /* seconds */
     unsigned jobs;
 } report_timings;
 

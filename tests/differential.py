@@ -4,6 +4,7 @@ run in seconds.
 
     differential.py exact DIR-OR-FILE...        # per trace, both handler models
     differential.py invariance SEED-DIR...      # SEED-DIR holds d/ (per node) and m.log
+    differential.py prune DIR-OR-FILE...        # pruning keeps every race group
 
 Prints one "not ok: ..." line per failure and a closing "N checks, N failed";
 exits 1 on any failure.
@@ -15,6 +16,7 @@ import sys
 SPIDER = "./bin/spider"
 checks = failures = 0
 decided = {}
+removed = {}
 
 
 def run(args):
@@ -68,6 +70,27 @@ def exact(path, h):
             decided[k] = decided.get(k, 0) + v
 
 
+def prune(path, h):
+    base = ["--handlers=" + h, "--lenient", "--all-instances", path]
+    try:
+        _, full = run(["--no-prune"] + base)
+        _, pruned = run(base)
+    except RuntimeError as e:
+        check(False, "%s (%s): %s" % (path, h, e))
+        return
+    gf, gp = groups(full, ("locations",)), groups(pruned, ("locations",))
+    check(gf == gp, "%s (%s): pruning changed the race groups: lost %s, gained %s"
+          % (path, h, sorted(set(gf) - set(gp))[:3], sorted(set(gp) - set(gf))[:3]))
+    counts_f = {g[:2]: g[2] for g in groups(full, ("locations", "count"))}
+    for g in groups(pruned, ("locations", "count")):
+        check(int(g[2]) <= int(counts_f.get(g[:2], "0")),
+              "%s (%s): pruning raised a count %s" % (path, h, g))
+    s = pruned["summary"]
+    for k in ("events", "accesses", "handler_events", "thread_events", "other_events"):
+        removed[k] = removed.get(k, 0) + s["pruned"][k]
+    removed["total"] = removed.get("total", 0) + s["events"]
+
+
 def invariance(seed_dir, h):
     per_node, merged = seed_dir + "/d", seed_dir + "/m.log"
     try:
@@ -86,9 +109,11 @@ def main():
     mode, paths = sys.argv[1], sys.argv[2:]
     for p in paths:
         for h in ("nested", "floating"):
-            (exact if mode == "exact" else invariance)(p, h)
+            {"exact": exact, "invariance": invariance, "prune": prune}[mode](p, h)
     if decided:
         print("how candidates were decided:", decided)
+    if removed:
+        print("events removed by pruning:", removed)
     print("%d checks, %d failed" % (checks, failures))
     sys.exit(1 if failures or not checks else 0)
 

@@ -35,7 +35,7 @@ expect_status 1 $SPIDER -f json $T/m3274
 python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["summary"]["events"] == 25 and d["summary"]["events_analyzed"] == 25
+assert d["summary"]["events"] == 25 and 0 < d["summary"]["events_analyzed"] < 25
 for k in ("data_races", "message_races", "handler_races"):
     assert isinstance(d[k], list)
 g = d["handler_races"][0]

@@ -11,7 +11,7 @@ grep -v '^#' tests/compat/expected.txt | grep -v '^$' | while read -r files rest
     want=$(echo "$rest" | sed 's/^[^0-9]* \([0-9]\)/\1/' | tr -s ' ')
     set --
     for f in $(echo "$files" | tr ',' ' '); do set -- "$@" "$SHARED/$f"; done
-    got=$($SPIDER -q -f json --all-instances $opts "$@" 2>/dev/null | python3 tests/compat/project.py)
+    got=$($SPIDER -q -f json --no-prune --all-instances $opts "$@" 2>/dev/null | python3 tests/compat/project.py)
     if [ "$got" = "$want" ]; then echo "ok $files $opts"
     else echo "not ok: $files $opts: got '$got', want '$want'"; echo FAIL >>"$TMP/failed"; fi
 done

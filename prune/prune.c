@@ -1,0 +1,281 @@
+/*
+ * prune.c — the three pruning rules of prune.h.  Φ itself tells which
+ * events order anything: an edge or clause literal other than program
+ * order makes both its events "constrained", and its earlier event a
+ * "release".
+ */
+#include "prune.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <uthash.h>
+
+typedef struct marks {
+    uint8_t *constrained;     /* has a constraint other than program order */
+    uint8_t *release;         /* is the earlier side of such a constraint */
+    uint32_t *degree;         /* how many such constraints */
+} marks;
+
+/* next[e]: the next kept event of e's chain (UINT32_MAX if none). */
+static uint32_t *chain_next(const trace *t, handler_model hm, const uint8_t *keep)
+{
+    uint32_t n_chains = hb_chain_count(t, hm);
+    uint32_t *last = malloc(sizeof(uint32_t) * (n_chains + 1));
+    uint32_t *next = malloc(sizeof(uint32_t) * (t->n_events + 1));
+    for (uint32_t c = 0; c < n_chains; c++)
+        last[c] = UINT32_MAX;
+    for (uint32_t i = 0; i < t->n_threads; i++) {
+        const thread_info *th = &t->threads[i];
+        for (uint32_t k = 0; k < th->n_events; k++) {
+            uint32_t e = th->events[k];
+            next[e] = UINT32_MAX;
+            if (!keep[e])
+                continue;
+            uint32_t c = hb_chain_of(t, hm, e);
+            if (last[c] != UINT32_MAX)
+                next[last[c]] = e;
+            last[c] = e;
+        }
+    }
+    free(last);
+    return next;
+}
+
+static void mark(marks *mk, uint32_t before, uint32_t after)
+{
+    mk->constrained[before] = mk->constrained[after] = 1;
+    mk->release[before] = 1;
+    mk->degree[before]++;
+    mk->degree[after]++;
+}
+
+/* Events that queries ask about besides accesses: every matched RCV and
+ * its send (message races compare them), even where Φ alone would not
+ * need them (a SND right before its RCV in one thread orders nothing new). */
+static void mark_query_events(const trace *t, marks *mk)
+{
+    for (uint32_t i = 0; i < t->n_matches; i++) {
+        mk->constrained[t->matches[i].rcv] = 1;
+        mk->constrained[t->matches[i].sends[0]] = 1;
+    }
+}
+
+static void find_marks(const trace *t, handler_model hm, const uint8_t *keep,
+                       marks *mk)
+{
+    hb_model *m = hb_model_build(t, keep, hm);
+    uint32_t *next = chain_next(t, hm, keep);
+    memset(mk->constrained, 0, t->n_events);
+    memset(mk->release, 0, t->n_events);
+    memset(mk->degree, 0, sizeof(uint32_t) * t->n_events);
+    for (uint32_t i = 0; i < m->n_edges; i++)
+        if (next[m->edges[i].before] != m->edges[i].after)
+            mark(mk, m->edges[i].before, m->edges[i].after);
+    for (uint32_t i = 0; i < m->n_lits; i++)
+        if (m->lits[i].kind == LIT_LESS)
+            mark(mk, m->lits[i].a, m->lits[i].b);
+    for (uint32_t b = 0; b < m->n_bools; b++)
+        mark(mk, m->choices[b].notify, m->choices[b].wait);
+    mark_query_events(t, mk);
+    free(next);
+    hb_model_free(m);
+}
+
+static void kept_ends(const trace *t, const uint8_t *keep, uint32_t tid,
+                      int32_t *first, int32_t *last)
+{
+    const thread_info *th = &t->threads[tid];
+    *first = *last = NONE;
+    for (uint32_t k = 0; k < th->n_events; k++)
+        if (keep[th->events[k]]) {
+            if (*first == NONE)
+                *first = (int32_t)th->events[k];
+            *last = (int32_t)th->events[k];
+        }
+}
+
+static void count_drop(const trace *t, uint32_t e, prune_stats *st)
+{
+    switch (t->events[e].kind) {
+    case EV_HANDLERBEGIN:
+    case EV_HANDLEREND:
+        st->handler_events++;
+        break;
+    case EV_CREATE:
+    case EV_JOIN:
+    case EV_START:
+    case EV_END:
+        st->thread_events++;
+        break;
+    default:
+        st->other_events++;
+    }
+}
+
+/* Rule 1: non-access events that order nothing. */
+static int drop_idle_events(const trace *t, uint8_t *keep, const marks *mk,
+                            prune_stats *st)
+{
+    int changed = 0;
+    for (uint32_t i = 0; i < t->n_threads; i++) {
+        int32_t first, last;
+        kept_ends(t, keep, i, &first, &last);
+        const thread_info *th = &t->threads[i];
+        for (uint32_t k = 0; k < th->n_events; k++) {
+            uint32_t e = th->events[k];
+            if (!keep[e] || mk->constrained[e] || event_is_access(&t->events[e]) ||
+                (int32_t)e == first || (int32_t)e == last)
+                continue;
+            keep[e] = 0;
+            count_drop(t, e, st);
+            changed = 1;
+        }
+    }
+    return changed;
+}
+
+/* The CREATE and JOINs of thread tid, if all lie in one chain with the
+ * CREATE first (then CREATE < JOIN holds without the thread). */
+static int fork_join_local(const trace *t, handler_model hm, const uint8_t *keep,
+                           uint32_t tid, uint32_t *edges)
+{
+    int32_t create = t->threads[tid].create;
+    *edges = create != NONE && keep[create];
+    uint32_t chain = create != NONE ? hb_chain_of(t, hm, (uint32_t)create) : 0;
+    for (uint32_t e = 0; e < t->n_events; e++) {
+        const event *ev = &t->events[e];
+        if (ev->kind != EV_JOIN || (uint32_t)ev->object != tid || !keep[e])
+            continue;
+        (*edges)++;
+        if (create == NONE)
+            continue;
+        if (hb_chain_of(t, hm, e) != chain ||
+            t->events[e].pos < t->events[create].pos)
+            return 0;
+    }
+    return 1;
+}
+
+/* Rule 2: threads that order nothing.  Needs the JOINs of each thread, so
+ * it scans the events once per candidate thread; threads are few. */
+static int drop_idle_threads(const trace *t, handler_model hm, uint8_t *keep,
+                             const marks *mk, prune_stats *st)
+{
+    int changed = 0;
+    for (uint32_t i = 0; i < t->n_threads; i++) {
+        const thread_info *th = &t->threads[i];
+        int32_t first, last;
+        kept_ends(t, keep, i, &first, &last);
+        if (first == NONE)
+            continue;
+        int idle = 1;
+        uint32_t ends_degree = 0;
+        for (uint32_t k = 0; k < th->n_events && idle; k++) {
+            uint32_t e = th->events[k];
+            if (!keep[e])
+                continue;
+            if (event_is_access(&t->events[e]))
+                idle = 0;
+            else if ((int32_t)e == first || (int32_t)e == last)
+                ends_degree += mk->degree[e];
+            else if (mk->constrained[e])
+                idle = 0;
+        }
+        uint32_t fork_join_edges;
+        if (!idle || !fork_join_local(t, hm, keep, i, &fork_join_edges) ||
+            ends_degree != fork_join_edges)
+            continue;
+        for (uint32_t k = 0; k < th->n_events; k++)
+            if (keep[th->events[k]]) {
+                keep[th->events[k]] = 0;
+                st->thread_events++;
+            }
+        changed = 1;
+    }
+    return changed;
+}
+
+/* ---- rule 3 -------------------------------------------------------------------- */
+
+typedef struct access_key {
+    uint32_t chain;
+    int32_t handler;
+    uint32_t loc, kind;
+    int32_t object;
+} access_key;
+
+typedef struct seen_access {
+    access_key key;
+    uint32_t epoch;           /* the chain's epoch when it was seen */
+    UT_hash_handle hh;
+} seen_access;
+
+static void drop_repeated_accesses(const trace *t, handler_model hm,
+                                   uint8_t *keep, const marks *mk,
+                                   prune_stats *st)
+{
+    uint32_t *epoch = calloc(hb_chain_count(t, hm) + 1, sizeof(uint32_t));
+    seen_access *seen = NULL, *s, *tmp;
+    for (uint32_t i = 0; i < t->n_threads; i++) {
+        const thread_info *th = &t->threads[i];
+        for (uint32_t k = 0; k < th->n_events; k++) {
+            uint32_t e = th->events[k];
+            const event *ev = &t->events[e];
+            if (!keep[e])
+                continue;
+            uint32_t c = hb_chain_of(t, hm, e);
+            if (event_is_access(ev)) {
+                access_key key;
+                memset(&key, 0, sizeof key);
+                key.chain = c;
+                key.handler = ev->handler;
+                key.loc = ev->loc != STR_NONE ? ev->loc : t->n_strings + e;
+                key.kind = ev->kind;
+                key.object = ev->object;
+                HASH_FIND(hh, seen, &key, sizeof key, s);
+                if (s && s->epoch == epoch[c] && !mk->constrained[e]) {
+                    keep[e] = 0;
+                    st->accesses++;
+                    continue;
+                }
+                if (!mk->release[e]) {
+                    if (!s) {
+                        s = malloc(sizeof *s);
+                        s->key = key;
+                        HASH_ADD(hh, seen, key, sizeof key, s);
+                    }
+                    s->epoch = epoch[c];
+                }
+            }
+            if (mk->release[e])
+                epoch[c]++;
+        }
+    }
+    HASH_ITER(hh, seen, s, tmp) {
+        HASH_DEL(seen, s);
+        free(s);
+    }
+    free(epoch);
+}
+
+uint8_t *prune_trace(const trace *t, handler_model hm, prune_stats *st)
+{
+    uint8_t *keep = malloc(t->n_events + 1);
+    memset(keep, 1, t->n_events + 1);
+    memset(st, 0, sizeof *st);
+    marks mk = {malloc(t->n_events + 1), malloc(t->n_events + 1),
+                malloc(sizeof(uint32_t) * (t->n_events + 1))};
+    int changed = 1;
+    while (changed) {
+        st->rounds++;
+        find_marks(t, hm, keep, &mk);
+        changed = drop_idle_events(t, keep, &mk, st);
+        if (!changed)
+            changed = drop_idle_threads(t, hm, keep, &mk, st);
+    }
+    drop_repeated_accesses(t, hm, keep, &mk, st);
+    free(mk.constrained);
+    free(mk.release);
+    free(mk.degree);
+    return keep;
+}

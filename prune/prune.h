@@ -1,0 +1,61 @@
+/*
+ * prune.h — redundancy pruning that provably changes no race group.
+ *
+ * prune_trace() decides which events of a trace the model needs; it never
+ * mutates the trace.  The contract (SPEC §5, docs/pruning.md): the data,
+ * message and handler race groups are the same with and without pruning;
+ * only instance counts may drop.  Three rules, each with its argument:
+ *
+ * 1. Events that order nothing.  A non-access event whose only constraints
+ *    in Φ are its own chain's program order (an UNLOCK/LOCK of a lock no
+ *    other thread takes, a SND nobody receives, an unmatched RCV, a
+ *    HANDLERBEGIN/END in the nested model, LOG, CONNECT, ...) is dropped:
+ *    Φ without it is exactly Φ with its variable projected away, so every
+ *    query about the remaining events has the same answer.  A thread's
+ *    first and last events stay (fork and join edges start there).
+ *
+ * 2. Threads that order nothing.  A thread none of whose remaining events
+ *    has a constraint but its own program order and its fork/join edges,
+ *    with no access left, and whose CREATE and JOINs lie in one chain (so
+ *    that CREATE < JOIN is implied anyway), is dropped whole: again a
+ *    projection.  Rules 1 and 2 repeat until nothing changes.
+ *
+ * 3. Repeated accesses (after ReX, Huang & Rajagopalan, ECOOP'17, made
+ *    exact).  An access e is dropped when an earlier access e' of the same
+ *    chain and handler has the same location, type and variable, and no
+ *    event from e' up to e (e' included, e excluded) is a "release" — the
+ *    earlier side of any constraint but program order.  Argument: in any
+ *    model of Φ with O(e) = O(b), move e' and the events between them to
+ *    just after O(e) (they only have constraints that want them later,
+ *    and e to just after them): a model with O(e') = O(b).  So every race
+ *    of e is a race of e', with the same locations; handler races too,
+ *    since e' lies in the same handler.  e itself must have no constraint
+ *    but program order, so that dropping it is a projection.
+ *
+ * The published algorithms are not used as they stand: the original
+ * SPIDER keys ReX on location and a set of sockets/locks only (ignoring
+ * the variable, the access type and the order of releases), which drops
+ * accesses whose races no other access stands for; its redundant-handler
+ * rule is covered by rules 1 and 3.
+ *
+ * Ownership: prune_trace() returns a keep mask (one byte per event) that
+ * the caller frees with free().
+ */
+#ifndef SPIDER_PRUNE_H
+#define SPIDER_PRUNE_H
+
+#include "../encode/encode.h"
+#include "../traces/trace.h"
+
+typedef struct prune_stats {
+    uint32_t accesses;        /* R/W dropped by rule 3 */
+    uint32_t handler_events;  /* HANDLERBEGIN/END dropped */
+    uint32_t thread_events;   /* events of dropped threads, their CREATE/JOIN */
+    uint32_t other_events;    /* other events that ordered nothing */
+    uint32_t rounds;          /* rounds of rules 1 and 2 */
+} prune_stats;
+
+/* Which events to keep (1) or drop (0) for handler model hm. */
+uint8_t *prune_trace(const trace *t, handler_model hm, prune_stats *st);
+
+#endif

@@ -1,0 +1,12 @@
+# The unit tests (cmocka): the loader's input variants and errors
+# (test_trace), and each pruning rule (test_prune).
+. tests/lib.sh
+for t in tests/bin/test_trace tests/bin/test_prune; do
+    if [ -n "${VALGRIND:-}" ]; then
+        expect_status 0 valgrind -q --error-exitcode=99 --leak-check=full $t
+    else
+        expect_status 0 $t
+    fi
+    cat "$TMP/out" "$TMP/err" | tail -3
+done
+finish
