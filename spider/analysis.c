@@ -24,16 +24,21 @@ typedef struct group_entry {
 
 typedef struct group_state {
     group_key key;
+    uint8_t lo_first;        /* location lo sorts before location hi */
     uint64_t count;
     uint64_t unchecked;      /* candidates not asked: the group races */
     uint32_t inst[4];        /* first, second (, rcv1, rcv2) of the instance */
 } group_state;
+
+enum { GROUP_CACHE = 4096 };
 
 typedef struct grouper {
     const trace *t;
     group_entry *table;
     group_state *g;
     uint32_t n, cap;
+    uint32_t *thread_rank;   /* threads ordered by name */
+    struct { group_key key; uint32_t index; } cache[GROUP_CACHE];
 } grouper;
 
 /* A location's id: its interned string, or one of its own for "thread#i". */
@@ -42,45 +47,102 @@ static uint32_t loc_id(const trace *t, uint32_t e)
     return t->events[e].loc != STR_NONE ? t->events[e].loc : t->n_strings + e;
 }
 
-static uint32_t group_of(grouper *g, race_kind kind, uint32_t a, uint32_t b)
+static const char *location(const trace *t, uint32_t e, char *buf, size_t len)
 {
-    uint32_t la = loc_id(g->t, a), lb = loc_id(g->t, b);
-    group_key key = {kind, la < lb ? la : lb, la < lb ? lb : la};
-    group_entry *found;
-    HASH_FIND(hh, g->table, &key, sizeof key, found);
-    if (found)
-        return found->index;
+    return event_location(t, e, buf, len);
+}
+
+static uint32_t new_group(grouper *g, const group_key *key, uint32_t a,
+                          uint32_t b)
+{
     if (g->n == g->cap) {
         g->cap = g->cap ? 2 * g->cap : 256;
         g->g = realloc(g->g, g->cap * sizeof *g->g);
     }
-    memset(&g->g[g->n], 0, sizeof *g->g);
-    g->g[g->n].key = key;
-    found = malloc(sizeof *found);
-    found->key = key;
-    found->index = g->n;
-    HASH_ADD(hh, g->table, key, sizeof key, found);
+    group_state *gs = &g->g[g->n];
+    memset(gs, 0, sizeof *gs);
+    gs->key = *key;
+    char la[64], lb[64];
+    int a_is_lo = loc_id(g->t, a) == key->lo;
+    int c = strcmp(location(g->t, a, la, sizeof la), location(g->t, b, lb, sizeof lb));
+    gs->lo_first = a_is_lo ? c <= 0 : c >= 0;
+    group_entry *entry = malloc(sizeof *entry);
+    entry->key = *key;
+    entry->index = g->n;
+    HASH_ADD(hh, g->table, key, sizeof *key, entry);
     return g->n++;
+}
+
+/* The group of locations {loc(a), loc(b)}; a small cache in front of the
+ * hash table, since instances of one group come in runs. */
+static uint32_t group_of(grouper *g, race_kind kind, uint32_t a, uint32_t b)
+{
+    uint32_t la = loc_id(g->t, a), lb = loc_id(g->t, b);
+    group_key key = {kind, la < lb ? la : lb, la < lb ? lb : la};
+    uint32_t slot = (key.lo * 2654435761u ^ key.hi * 40503u ^ kind) % GROUP_CACHE;
+    if (!memcmp(&g->cache[slot].key, &key, sizeof key))
+        return g->cache[slot].index;
+    group_entry *found;
+    HASH_FIND(hh, g->table, &key, sizeof key, found);
+    uint32_t index = found ? found->index : new_group(g, &key, a, b);
+    g->cache[slot].key = key;
+    g->cache[slot].index = index;
+    return index;
+}
+
+static void rank_threads(grouper *g);
+
+static grouper *new_grouper(const trace *t)
+{
+    grouper *g = calloc(1, sizeof *g);
+    g->t = t;
+    for (uint32_t i = 0; i < GROUP_CACHE; i++)
+        g->cache[i].key.kind = UINT32_MAX; /* empty */
+    rank_threads(g);
+    return g;
+}
+
+static void free_grouper(grouper *g)
+{
+    group_entry *e, *tmp;
+    HASH_ITER(hh, g->table, e, tmp) {
+        HASH_DEL(g->table, e);
+        free(e);
+    }
+    free(g->g);
+    free(g->thread_rank);
+    free(g);
+}
+
+static int by_name(const void *x, const void *y, void *ctx)
+{
+    const trace *t = ctx;
+    return strcmp(t->strings[t->threads[*(const uint32_t *)x].name],
+                  t->strings[t->threads[*(const uint32_t *)y].name]);
+}
+
+static void rank_threads(grouper *g)
+{
+    const trace *t = g->t;
+    uint32_t *order = malloc(sizeof(uint32_t) * (t->n_threads + 1));
+    g->thread_rank = malloc(sizeof(uint32_t) * (t->n_threads + 1));
+    for (uint32_t i = 0; i < t->n_threads; i++)
+        order[i] = i;
+    qsort_r(order, t->n_threads, sizeof *order, by_name, (void *)t);
+    for (uint32_t i = 0; i < t->n_threads; i++)
+        g->thread_rank[order[i]] = i;
+    free(order);
 }
 
 /* Orders events by (thread name, position in the thread's input): the same
  * whatever the file layout or the order of files on the command line. */
-static int cmp_events(const trace *t, uint32_t a, uint32_t b)
+static int cmp_events(const grouper *g, uint32_t a, uint32_t b)
 {
-    const event *x = &t->events[a], *y = &t->events[b];
-    if (x->thread != y->thread) {
-        int c = strcmp(t->strings[t->threads[x->thread].name],
-                       t->strings[t->threads[y->thread].name]);
-        if (c)
-            return c;
-    }
+    const event *x = &g->t->events[a], *y = &g->t->events[b];
+    if (x->thread != y->thread)
+        return g->thread_rank[x->thread] < g->thread_rank[y->thread] ? -1 : 1;
     return x->input_index < y->input_index ? -1
          : x->input_index > y->input_index;
-}
-
-static const char *location(const trace *t, uint32_t e, char *buf, size_t len)
-{
-    return event_location(t, e, buf, len);
 }
 
 /* Counts one instance of group gi; the group shows its least instance,
@@ -88,20 +150,19 @@ static const char *location(const trace *t, uint32_t e, char *buf, size_t len)
 static void count_instance(grouper *g, uint32_t gi, uint32_t a, uint32_t b,
                            uint32_t ra, uint32_t rb)
 {
-    const trace *t = g->t;
-    char la[64], lb[64];
-    int c = strcmp(location(t, a, la, sizeof la), location(t, b, lb, sizeof lb));
-    int swap = c > 0 || (c == 0 && cmp_events(t, a, b) > 0);
+    group_state *gs = &g->g[gi];
+    uint32_t la = loc_id(g->t, a), lb = loc_id(g->t, b);
+    uint32_t first_loc = gs->lo_first ? gs->key.lo : gs->key.hi;
+    int swap = la != lb ? la != first_loc : cmp_events(g, a, b) > 0;
     uint32_t inst[4] = {swap ? b : a, swap ? a : b, swap ? rb : ra,
                         swap ? ra : rb};
-    group_state *gs = &g->g[gi];
     int n = gs->key.kind == RACE_MESSAGE ? 4 : 2, less = gs->count == 0;
     for (int i = 0; i < n && !less; i++) {
-        int d = cmp_events(t, inst[i], gs->inst[i]);
-        if (d)
+        int d = cmp_events(g, inst[i], gs->inst[i]);
+        if (d) {
             less = d < 0;
-        if (d)
             break;
+        }
     }
     if (less)
         memcpy(gs->inst, inst, sizeof inst);
@@ -501,30 +562,25 @@ report *analyse(const trace *t, const hb_model *m,
 {
     report *r = calloc(1, sizeof *r);
     fill_summary(r, t, m, opts);
-    grouper g = {.t = t};
+    grouper *g = new_grouper(t);
     cand_list l = {0};
     int32_t *handler_of = handlers_by_rcv(t);
-    data_candidates(t, m, &g, &l);
+    data_candidates(t, m, g, &l);
     r->summary.candidates[RACE_DATA] = l.n;
-    message_candidates(t, m, &g, handler_of, &l);
+    message_candidates(t, m, g, handler_of, &l);
     r->summary.candidates[RACE_MESSAGE] = l.n - r->summary.candidates[RACE_DATA];
     hb_answer *answers = malloc(sizeof(hb_answer) * (l.n + 1));
     double start = now();
-    int rc = decide(t, m, &l, answers, opts, g.n, r, err, err_len);
+    int rc = decide(t, m, &l, answers, opts, g->n, r, err, err_len);
     r->timings.solve = now() - start;
     r->timings.jobs = opts->jobs;
     if (rc == 0)
-        build_groups(r, t, m, &g, &l, answers, handler_of);
+        build_groups(r, t, m, g, &l, answers, handler_of);
     free(answers);
     free(l.c);
     free(l.q);
     free(handler_of);
-    group_entry *e, *tmp;
-    HASH_ITER(hh, g.table, e, tmp) {
-        HASH_DEL(g.table, e);
-        free(e);
-    }
-    free(g.g);
+    free_grouper(g);
     if (rc != 0) {
         report_free(r);
         return NULL;

@@ -18,12 +18,16 @@
  *     x → y keeps R acyclic);
  *   - anything else is left to Z3 (ANSWER_UNKNOWN).
  * Reachability is computed with vector clocks restricted to one node's
- * chains (every query asks about events of one node), one sweep per node.
+ * chains (every query asks about events of one node); nodes are swept in
+ * batches of up to BATCH_CHAINS chains, so that a sweep's fixed cost per
+ * event is shared.
  */
 #include "spider.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+enum { BATCH_CHAINS = 64 };
 
 typedef struct graph {
     uint32_t *start;     /* in-edges of dense event i: src[start[i]..start[i+1]) */
@@ -44,6 +48,9 @@ typedef struct engine {
     uint32_t *chain_node, *chain_local;
     uint32_t *node_chains; /* number of chains per node */
     uint32_t n_nodes;
+    uint32_t *node_batch, *chain_batch;
+    uint32_t *batch_chains; /* number of chains per batch */
+    uint32_t n_batches;
     uint32_t *thread_node; /* thread -> dense node */
     graph u, r;
     int32_t *held_first; /* dense access -> first index into held, or -1 */
@@ -93,9 +100,27 @@ static void build_chains(engine *e, handler_model hm)
     }
     free(next_pos);
     e->node_chains = calloc(e->n_nodes + 1, sizeof(uint32_t));
-    e->chain_local = malloc(sizeof(uint32_t) * (e->n_chains + 1));
     for (uint32_t c = 0; c < e->n_chains; c++)
-        e->chain_local[c] = e->node_chains[e->chain_node[c]]++;
+        e->node_chains[e->chain_node[c]]++;
+    /* batches of whole nodes */
+    e->node_batch = malloc(sizeof(uint32_t) * (e->n_nodes + 1));
+    e->batch_chains = calloc(e->n_nodes + 1, sizeof(uint32_t));
+    for (uint32_t v = 0; v < e->n_nodes; v++) {
+        uint32_t b = e->n_batches ? e->n_batches - 1 : 0;
+        if (!e->n_batches ||
+            e->batch_chains[b] + e->node_chains[v] > BATCH_CHAINS)
+            b = e->n_batches++;
+        e->node_batch[v] = b;
+        e->batch_chains[b] += e->node_chains[v];
+    }
+    uint32_t *used = calloc(e->n_batches + 1, sizeof(uint32_t));
+    e->chain_local = malloc(sizeof(uint32_t) * (e->n_chains + 1));
+    e->chain_batch = malloc(sizeof(uint32_t) * (e->n_chains + 1));
+    for (uint32_t c = 0; c < e->n_chains; c++) {
+        e->chain_batch[c] = e->node_batch[e->chain_node[c]];
+        e->chain_local[c] = used[e->chain_batch[c]]++;
+    }
+    free(used);
 }
 
 /* ---- graphs ------------------------------------------------------------------ */
@@ -298,9 +323,9 @@ static void find_held_sections(engine *e)
 
 /* M[d][local chain] = the last position on that chain (of this node) of an
  * event that reaches d or is d; -1 for none. */
-static void sweep(const engine *e, const graph *g, uint32_t node, int32_t *M)
+static void sweep(const engine *e, const graph *g, uint32_t batch, int32_t *M)
 {
-    uint32_t k = e->node_chains[node];
+    uint32_t k = e->batch_chains[batch];
     for (uint32_t i = 0; i < e->n; i++) {
         uint32_t d = g->topo[i];
         int32_t *row = M + (size_t)d * k;
@@ -313,7 +338,7 @@ static void sweep(const engine *e, const graph *g, uint32_t node, int32_t *M)
                     row[c] = from[c];
         }
         uint32_t ch = e->chain[d];
-        if (e->chain_node[ch] == node && (int32_t)e->pos[d] > row[e->chain_local[ch]])
+        if (e->chain_batch[ch] == batch && (int32_t)e->pos[d] > row[e->chain_local[ch]])
             row[e->chain_local[ch]] = (int32_t)e->pos[d];
     }
 }
@@ -383,26 +408,27 @@ static hb_answer decide(const engine *e, const int32_t *MU, const int32_t *MR,
     return ANSWER_UNKNOWN;
 }
 
-/* The node a query is about: both its events are there, or y is. */
-static uint32_t home_node(const engine *e, const hb_query *q)
+/* The batch of the node a query is about: both its events are there, or y
+ * is. */
+static uint32_t home_batch(const engine *e, const hb_query *q)
 {
     uint32_t ev = q->kind == QUERY_SIMULTANEOUS ? q->a : q->b;
-    return e->thread_node[e->t->events[ev].thread];
+    return e->node_batch[e->thread_node[e->t->events[ev].thread]];
 }
 
-static void decide_by_node(engine *e, const hb_query *q, size_t n,
-                           hb_answer *answers, shortcut_stats *st)
+static void decide_by_batch(engine *e, const hb_query *q, size_t n,
+                            hb_answer *answers, shortcut_stats *st)
 {
-    uint32_t *start = calloc(e->n_nodes + 2, sizeof(uint32_t));
+    uint32_t *start = calloc(e->n_batches + 2, sizeof(uint32_t));
     uint32_t *order = malloc(sizeof(uint32_t) * (n + 1));
     for (size_t i = 0; i < n; i++)
-        start[home_node(e, &q[i]) + 2]++;
-    for (uint32_t v = 0; v < e->n_nodes; v++)
+        start[home_batch(e, &q[i]) + 2]++;
+    for (uint32_t v = 0; v < e->n_batches; v++)
         start[v + 2] += start[v + 1];
     for (size_t i = 0; i < n; i++)
-        order[start[home_node(e, &q[i]) + 1]++] = (uint32_t)i;
-    for (uint32_t v = 0; v < e->n_nodes; v++) {
-        uint32_t k = e->node_chains[v];
+        order[start[home_batch(e, &q[i]) + 1]++] = (uint32_t)i;
+    for (uint32_t v = 0; v < e->n_batches; v++) {
+        uint32_t k = e->batch_chains[v];
         size_t cells = (size_t)e->n * k;
         if (start[v] == start[v + 1])
             continue;
@@ -460,7 +486,7 @@ int shortcut_decide(const trace *t, const hb_model *m, handler_model hm,
         if (e.r.acyclic)
             consistent = 1;
         find_held_sections(&e);
-        decide_by_node(&e, q, n, answers, st);
+        decide_by_batch(&e, q, n, answers, st);
         free_graph(&e.r);
         free(e.held_first);
         free(e.held);
@@ -475,5 +501,8 @@ int shortcut_decide(const trace *t, const hb_model *m, handler_model hm,
     free(e.chain_node);
     free(e.chain_local);
     free(e.node_chains);
+    free(e.node_batch);
+    free(e.chain_batch);
+    free(e.batch_chains);
     return consistent;
 }
