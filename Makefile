@@ -6,7 +6,7 @@ CFLAGS += -std=gnu11 -Wall -Wextra -pthread -D_GNU_SOURCE
 LDLIBS = -lz3 -lcjson -lm -lpthread
 
 TRACE_OBJ = traces/trace_load.o traces/trace_intern.o traces/trace_derive.o
-ENCODE_OBJ = encode/encode.o encode/encode_z3.o encode/encode_smt2.o
+ENCODE_OBJ = encode/encode.o encode/encode_z3.o encode/encode_smt2.o encode/encode_slice.o
 SPIDER_OBJ = spider/analysis.o spider/shortcut.o spider/solve.o spider/report.o \
              spider/report_text.o spider/report_json.o
 PRUNE_OBJ = prune/prune.o

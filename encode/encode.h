@@ -12,7 +12,8 @@
  *
  * Ownership: the model owns its arrays and borrows nothing after
  * hb_model_build() returns; free it with hb_model_free().  An hb_solver
- * borrows the model only while hb_solver_new() runs.
+ * borrows the model only while hb_solver_new() runs (a sliced one, until
+ * it is freed).
  */
 #ifndef SPIDER_ENCODE_H
 #define SPIDER_ENCODE_H
@@ -127,6 +128,16 @@ typedef struct hb_solver hb_solver;
  * must have its own.  timeout_ms 0 = none.  Returns NULL if Z3 fails. */
 hb_solver *hb_solver_new(const hb_model *m, solver_tuning tuning,
                          unsigned timeout_ms);
+/* Units of a prefix order of Φ (encode_slice.c): unit[e] per event.  A
+ * query about events a, b needs only the constraints whose events all have
+ * units <= max(unit[a], unit[b]).  The caller frees the array. */
+uint32_t *hb_model_slices(const hb_model *m);
+
+/* A solver that gives Φ to Z3 a prefix at a time: each query asserts the
+ * constraints its slice needs first.  Borrows m and unit until freed. */
+hb_solver *hb_solver_new_sliced(const hb_model *m, const uint32_t *unit,
+                                solver_tuning tuning, unsigned timeout_ms);
+
 /* Φ alone: ANSWER_UNSAT means the trace is inconsistent. */
 hb_answer hb_solver_check_model(hb_solver *s);
 /* One incremental check (push / assert / check / pop). */

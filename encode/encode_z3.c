@@ -15,7 +15,12 @@ struct hb_solver {
     Z3_ast *vars;        /* O(e), or NULL for events outside the model */
     Z3_ast *bools;
     uint32_t n_vars, n_bools;
-    int failed;          /* set by the error handler */
+    /* sliced mode: constraints in prefix order, asserted as queries need */
+    const hb_model *model;
+    const uint32_t *unit;
+    uint32_t *order;     /* constraint ids: edges, then n_edges + clause */
+    uint32_t *position;  /* unit each constraint needs, by order index */
+    uint32_t n_constraints, asserted, upto;
 };
 
 /* Z3 reports errors through this; we record them and answer UNKNOWN. */
@@ -55,32 +60,31 @@ static Z3_ast lit(hb_solver *s, const hb_lit *l)
     }
 }
 
-static void assert_model(hb_solver *s, const hb_model *m)
+/* Asserts constraint k: edge k, or clause k - n_edges. */
+static void assert_constraint(hb_solver *s, const hb_model *m, uint32_t k)
 {
     Z3_context c = s->ctx;
-    for (uint32_t i = 0; i < m->n_edges; i++) {
-        Z3_ast a = Z3_mk_lt(c, var(s, m->edges[i].before),
-                            var(s, m->edges[i].after));
-        Z3_solver_assert(c, s->solver, a);
+    if (k < m->n_edges) {
+        Z3_solver_assert(c, s->solver, Z3_mk_lt(c, var(s, m->edges[k].before),
+                                                var(s, m->edges[k].after)));
+        return;
     }
-    Z3_ast *args = NULL;
-    uint32_t cap = 0;
-    for (uint32_t i = 0; i < m->n_clauses; i++) {
-        const hb_clause *cl = &m->clauses[i];
-        if (cl->n > cap) {
-            cap = cl->n * 2;
-            free(args);
-            args = malloc(sizeof(Z3_ast) * cap);
-        }
-        /* keep each literal alive while the disjunction is built */
-        for (uint32_t k = 0; k < cl->n; k++)
-            args[k] = keep_ast(c, lit(s, &m->lits[cl->first + k]));
-        Z3_ast any = cl->n == 1 ? args[0] : Z3_mk_or(c, cl->n, args);
-        Z3_solver_assert(c, s->solver, any);
-        for (uint32_t k = 0; k < cl->n; k++)
-            Z3_dec_ref(c, args[k]);
-    }
-    free(args);
+    const hb_clause *cl = &m->clauses[k - m->n_edges];
+    Z3_ast small[8], *args = cl->n <= 8 ? small : malloc(sizeof(Z3_ast) * cl->n);
+    /* keep each literal alive while the disjunction is built */
+    for (uint32_t i = 0; i < cl->n; i++)
+        args[i] = keep_ast(c, lit(s, &m->lits[cl->first + i]));
+    Z3_solver_assert(c, s->solver, cl->n == 1 ? args[0] : Z3_mk_or(c, cl->n, args));
+    for (uint32_t i = 0; i < cl->n; i++)
+        Z3_dec_ref(c, args[i]);
+    if (args != small)
+        free(args);
+}
+
+static void assert_model(hb_solver *s, const hb_model *m)
+{
+    for (uint32_t k = 0; k < m->n_edges + m->n_clauses; k++)
+        assert_constraint(s, m, k);
 }
 
 static Z3_solver make_solver(Z3_context c, solver_tuning tuning,
@@ -100,8 +104,89 @@ static Z3_solver make_solver(Z3_context c, solver_tuning tuning,
     return solver;
 }
 
+static hb_solver *solver_shell(const hb_model *m, solver_tuning tuning,
+                               unsigned timeout_ms);
+
 hb_solver *hb_solver_new(const hb_model *m, solver_tuning tuning,
                          unsigned timeout_ms)
+{
+    hb_solver *s = solver_shell(m, tuning, timeout_ms);
+    if (!s)
+        return NULL;
+    assert_model(s, m);
+    /* Solving Φ alone once first makes every later query several times
+     * faster: the engine keeps what it learnt about Φ across push/pop. */
+    Z3_solver_check(s->ctx, s->solver);
+    if (Z3_get_error_code(s->ctx) != Z3_OK) {
+        hb_solver_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+static uint32_t constraint_unit(const hb_model *m, const uint32_t *unit,
+                                uint32_t k)
+{
+    if (k < m->n_edges) {
+        uint32_t a = unit[m->edges[k].before], b = unit[m->edges[k].after];
+        return a > b ? a : b;
+    }
+    const hb_clause *cl = &m->clauses[k - m->n_edges];
+    uint32_t u = 0;
+    for (uint32_t i = 0; i < cl->n; i++) {
+        const hb_lit *l = &m->lits[cl->first + i];
+        uint32_t x = l->kind == LIT_LESS
+                         ? (unit[l->a] > unit[l->b] ? unit[l->a] : unit[l->b])
+                         : unit[m->choices[l->a].wait];
+        if (x > u)
+            u = x;
+    }
+    return u;
+}
+
+hb_solver *hb_solver_new_sliced(const hb_model *m, const uint32_t *unit,
+                                solver_tuning tuning, unsigned timeout_ms)
+{
+    hb_solver *s = solver_shell(m, tuning, timeout_ms);
+    if (!s)
+        return NULL;
+    s->model = m;
+    s->unit = unit;
+    s->n_constraints = m->n_edges + m->n_clauses;
+    /* counting sort of the constraints by the unit they need */
+    uint32_t max_unit = 0;
+    for (uint32_t e = 0; e < m->n_events; e++)
+        if (m->kept[e] && unit[e] > max_unit)
+            max_unit = unit[e];
+    uint32_t *start = calloc(max_unit + 3, sizeof(uint32_t));
+    uint32_t *need = malloc(sizeof(uint32_t) * (s->n_constraints + 1));
+    for (uint32_t k = 0; k < s->n_constraints; k++) {
+        need[k] = constraint_unit(m, unit, k);
+        start[need[k] + 2]++;
+    }
+    for (uint32_t u = 0; u <= max_unit; u++)
+        start[u + 2] += start[u + 1];
+    s->order = malloc(sizeof(uint32_t) * (s->n_constraints + 1));
+    s->position = malloc(sizeof(uint32_t) * (s->n_constraints + 1));
+    for (uint32_t k = 0; k < s->n_constraints; k++) {
+        uint32_t i = start[need[k] + 1]++;
+        s->order[i] = k;
+        s->position[i] = need[k];
+    }
+    free(start);
+    free(need);
+    return s;
+}
+
+/* Sliced mode: asserts every constraint whose events all lie in units <= u. */
+static void extend(hb_solver *s, uint32_t u)
+{
+    while (s->asserted < s->n_constraints && s->position[s->asserted] <= u)
+        assert_constraint(s, s->model, s->order[s->asserted++]);
+}
+
+static hb_solver *solver_shell(const hb_model *m, solver_tuning tuning,
+                               unsigned timeout_ms)
 {
     hb_solver *s = calloc(1, sizeof *s);
     if (!s)
@@ -122,14 +207,6 @@ hb_solver *hb_solver_new(const hb_model *m, solver_tuning tuning,
         s->bools[i] = keep_ast(s->ctx, Z3_mk_const(
             s->ctx, Z3_mk_string_symbol(s->ctx, name), Z3_mk_bool_sort(s->ctx)));
     }
-    assert_model(s, m);
-    /* Solving Φ alone once first makes every later query several times
-     * faster: the engine keeps what it learnt about Φ across push/pop. */
-    Z3_solver_check(s->ctx, s->solver);
-    if (Z3_get_error_code(s->ctx) != Z3_OK) {
-        hb_solver_free(s);
-        return NULL;
-    }
     return s;
 }
 
@@ -147,6 +224,10 @@ hb_answer hb_solver_check_model(hb_solver *s)
 hb_answer hb_solver_check(hb_solver *s, const hb_query *q)
 {
     Z3_context c = s->ctx;
+    if (s->unit) {
+        uint32_t ua = s->unit[q->a], ub = s->unit[q->b];
+        extend(s, ua > ub ? ua : ub);
+    }
     Z3_solver_push(c, s->solver);
     Z3_ast a = var(s, q->a), b = var(s, q->b);
     Z3_ast goal = q->kind == QUERY_SIMULTANEOUS ? Z3_mk_eq(c, a, b)
@@ -170,5 +251,7 @@ void hb_solver_free(hb_solver *s)
     Z3_del_context(s->ctx);
     free(s->vars);
     free(s->bools);
+    free(s->order);
+    free(s->position);
     free(s);
 }

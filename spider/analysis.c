@@ -368,6 +368,27 @@ static void handler_races(grouper *g, const hb_model *m, uint32_t r1,
 
 /* ---- verdicts --------------------------------------------------------------- */
 
+typedef struct slice_order {
+    const hb_query *q;
+    const uint32_t *unit;
+} slice_order;
+
+static uint32_t query_unit(const slice_order *so, uint32_t i)
+{
+    uint32_t a = so->unit[so->q[i].a], b = so->unit[so->q[i].b];
+    return a > b ? a : b;
+}
+
+/* Queries in the order of the prefix of Φ they need (encode_slice.c). */
+static int by_slice(const void *x, const void *y, void *ctx)
+{
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    uint32_t ua = query_unit(ctx, a), ub = query_unit(ctx, b);
+    if (ua != ub)
+        return ua < ub ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
 static int by_group(const void *x, const void *y, void *ctx)
 {
     const candidate *c = ctx;
@@ -412,6 +433,9 @@ static int ask_solver(const hb_model *m, const cand_list *l, hb_answer *answers,
         order = sorted;
         qsort_r(order, n_grouped, sizeof *order, by_group, l->c);
     }
+    uint32_t *slices = hb_model_slices(m);
+    slice_order so = {l->q, slices};
+    qsort_r(order + n_grouped, n - n_grouped, sizeof *order, by_slice, &so);
     uint32_t *unit_start = malloc(sizeof(uint32_t) * (n + 2));
     uint8_t *stop = malloc(n + 1);
     uint32_t units = 0;
@@ -425,12 +449,13 @@ static int ask_solver(const hb_model *m, const cand_list *l, hb_answer *answers,
     }
     unit_start[units] = n;
     solve_work w = {.queries = l->q, .order = order, .unit_start = unit_start,
-                    .n_units = units, .stop_at_sat = stop};
+                    .n_units = units, .stop_at_sat = stop, .slices = slices};
     int rc = solve_all(m, &w, answers, opts->jobs, opts->tuning, opts->timeout_ms);
     free(order);
     free(unit_start);
     free(stop);
     free(racing);
+    free(slices);
     return rc;
 }
 

@@ -38,7 +38,10 @@ static void answer_unit(pool *p, hb_solver *s, uint32_t u)
 static void *worker(void *arg)
 {
     pool *p = arg;
-    hb_solver *s = hb_solver_new(p->model, p->tuning, p->timeout_ms);
+    hb_solver *s = p->work->slices
+                       ? hb_solver_new_sliced(p->model, p->work->slices,
+                                              p->tuning, p->timeout_ms)
+                       : hb_solver_new(p->model, p->tuning, p->timeout_ms);
     if (!s) {
         atomic_store(&p->failed, 1);
         return NULL;

@@ -58,6 +58,7 @@ typedef struct solve_work {
     const uint32_t *unit_start;
     uint32_t n_units;
     const uint8_t *stop_at_sat;      /* per unit */
+    const uint32_t *slices;          /* hb_model_slices(), or NULL */
 } solve_work;
 
 /* Decides the work against Φ with `jobs` worker threads, each with its own

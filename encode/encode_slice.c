@@ -1,0 +1,178 @@
+/*
+ * encode_slice.c — an order in which Φ can be given to a solver piece by
+ * piece, so that a query needs only a prefix of it.
+ *
+ * Events are grouped into units (strongly connected components of the
+ * graph of every edge and every clause atom u<v, plus links that keep each
+ * clause's events in one unit unless all its atoms end at one event), and
+ * units are numbered in a topological order.  A prefix S of units is then
+ * closed under "earlier side of a constraint", and every clause is either
+ * inside S, outside it, or has an atom from S to outside.  Claim: for a
+ * query over events of S, Φ ∧ q is satisfiable iff Φ|S ∧ q is (Φ|S = the
+ * constraints whose events all lie in S), given that Φ is satisfiable: put
+ * a model of Φ|S ∧ q first and a model of Φ, shifted, after it; constraints
+ * inside S hold by the first, those outside by the second, and the rest
+ * have an atom from S to outside, which holds.  (A boolean "WAIT w chose
+ * NOTIFY n" counts as an event of w's unit.)
+ */
+#include "encode.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct digraph {
+    uint32_t n;
+    uint32_t *start, *dst;   /* out-edges */
+} digraph;
+
+typedef struct edge_buf {
+    hb_edge *v;
+    uint32_t n, cap;
+} edge_buf;
+
+static void push_edge(edge_buf *b, uint32_t from, uint32_t to)
+{
+    if (b->n == b->cap) {
+        b->cap = b->cap ? 2 * b->cap : 1024;
+        b->v = realloc(b->v, b->cap * sizeof *b->v);
+    }
+    b->v[b->n++] = (hb_edge){from, to};
+}
+
+static void link_all(edge_buf *b, const uint32_t *ev, uint32_t n)
+{
+    for (uint32_t i = 0; i + 1 < n; i++) {
+        push_edge(b, ev[i], ev[i + 1]);
+        push_edge(b, ev[i + 1], ev[i]);
+    }
+}
+
+/* Every endpoint of a clause (a boolean stands for its WAIT). */
+static uint32_t clause_events(const hb_model *m, const hb_clause *c,
+                              uint32_t *ev, int *same_after)
+{
+    uint32_t n = 0;
+    int64_t after = -1;
+    *same_after = 1;
+    for (uint32_t k = 0; k < c->n; k++) {
+        const hb_lit *l = &m->lits[c->first + k];
+        if (l->kind == LIT_LESS) {
+            ev[n++] = l->a;
+            ev[n++] = l->b;
+            if (after >= 0 && after != l->b)
+                *same_after = 0;
+            after = l->b;
+        } else {
+            ev[n++] = m->choices[l->a].wait;
+            *same_after = 0;
+        }
+    }
+    return n;
+}
+
+static digraph build(const hb_model *m)
+{
+    edge_buf b = {0};
+    for (uint32_t i = 0; i < m->n_edges; i++)
+        push_edge(&b, m->edges[i].before, m->edges[i].after);
+    uint32_t cap = 16, *ev = malloc(sizeof(uint32_t) * cap);
+    for (uint32_t i = 0; i < m->n_clauses; i++) {
+        const hb_clause *c = &m->clauses[i];
+        if (2 * c->n > cap) {
+            cap = 2 * c->n;
+            ev = realloc(ev, sizeof(uint32_t) * cap);
+        }
+        int same_after;
+        uint32_t n = clause_events(m, c, ev, &same_after);
+        for (uint32_t k = 0; k < c->n; k++) {
+            const hb_lit *l = &m->lits[c->first + k];
+            if (l->kind == LIT_LESS)
+                push_edge(&b, l->a, l->b);
+        }
+        if (!same_after)
+            link_all(&b, ev, n);
+    }
+    free(ev);
+    digraph g = {.n = m->n_events};
+    g.start = calloc(g.n + 2, sizeof(uint32_t));
+    g.dst = malloc(sizeof(uint32_t) * (b.n + 1));
+    for (uint32_t i = 0; i < b.n; i++)
+        g.start[b.v[i].before + 2]++;
+    for (uint32_t i = 0; i < g.n; i++)
+        g.start[i + 2] += g.start[i + 1];
+    for (uint32_t i = 0; i < b.n; i++)
+        g.dst[g.start[b.v[i].before + 1]++] = b.v[i].after;
+    free(b.v);
+    return g;
+}
+
+/* Tarjan's algorithm, iterative; components come out in reverse
+ * topological order, so unit = n_units - 1 - component. */
+static uint32_t *units(const digraph *g, const uint8_t *kept)
+{
+    uint32_t n = g->n, next_index = 0, n_comp = 0, sp = 0, cp = 0;
+    uint32_t *index = malloc(sizeof(uint32_t) * (n + 1));
+    uint32_t *low = malloc(sizeof(uint32_t) * (n + 1));
+    uint32_t *comp = malloc(sizeof(uint32_t) * (n + 1));
+    uint32_t *stack = malloc(sizeof(uint32_t) * (n + 1));
+    uint32_t *call = malloc(sizeof(uint32_t) * (n + 1));
+    uint32_t *edge = malloc(sizeof(uint32_t) * (n + 1));
+    uint8_t *on_stack = calloc(n + 1, 1);
+    for (uint32_t v = 0; v < n; v++)
+        index[v] = UINT32_MAX;
+    for (uint32_t root = 0; root < n; root++) {
+        if (!kept[root] || index[root] != UINT32_MAX)
+            continue;
+        call[cp++] = root;
+        edge[root] = g->start[root];
+        index[root] = low[root] = next_index++;
+        stack[sp++] = root;
+        on_stack[root] = 1;
+        while (cp) {
+            uint32_t v = call[cp - 1];
+            if (edge[v] < g->start[v + 1]) {
+                uint32_t w = g->dst[edge[v]++];
+                if (index[w] == UINT32_MAX) {
+                    index[w] = low[w] = next_index++;
+                    edge[w] = g->start[w];
+                    stack[sp++] = w;
+                    on_stack[w] = 1;
+                    call[cp++] = w;
+                } else if (on_stack[w] && index[w] < low[v]) {
+                    low[v] = index[w];
+                }
+                continue;
+            }
+            cp--;
+            if (cp && low[v] < low[call[cp - 1]])
+                low[call[cp - 1]] = low[v];
+            if (low[v] == index[v]) {
+                uint32_t w;
+                do {
+                    w = stack[--sp];
+                    on_stack[w] = 0;
+                    comp[w] = n_comp;
+                } while (w != v);
+                n_comp++;
+            }
+        }
+    }
+    for (uint32_t v = 0; v < n; v++)
+        comp[v] = kept[v] ? n_comp - 1 - comp[v] : 0;
+    free(index);
+    free(low);
+    free(stack);
+    free(call);
+    free(edge);
+    free(on_stack);
+    return comp;
+}
+
+uint32_t *hb_model_slices(const hb_model *m)
+{
+    digraph g = build(m);
+    uint32_t *unit = units(&g, m->kept);
+    free(g.start);
+    free(g.dst);
+    return unit;
+}
