@@ -138,6 +138,11 @@ uint32_t *hb_model_slices(const hb_model *m);
 hb_solver *hb_solver_new_sliced(const hb_model *m, const uint32_t *unit,
                                 solver_tuning tuning, unsigned timeout_ms);
 
+/* Why Φ is unsatisfiable: up to max events taking part in a contradiction
+ * — a cycle of unconditional edges, in order, when there is one; else the
+ * events of an unsatisfiable core found by Z3.  Returns how many. */
+size_t hb_model_explain(const hb_model *m, uint32_t *events, size_t max);
+
 /* Φ alone: ANSWER_UNSAT means the trace is inconsistent. */
 hb_answer hb_solver_check_model(hb_solver *s);
 /* One incremental check (push / assert / check / pop). */

@@ -7,6 +7,7 @@
 #include "encode.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <z3.h>
 
 struct hb_solver {
@@ -97,6 +98,8 @@ static Z3_solver make_solver(Z3_context c, solver_tuning tuning,
     Z3_params_inc_ref(c, p);
     if (tuning == TUNING_FAST)
         Z3_params_set_uint(c, p, Z3_mk_string_symbol(c, "arith.solver"), 1);
+    /* SIGINT is spider's to handle (it stops the workers and reports) */
+    Z3_params_set_bool(c, p, Z3_mk_string_symbol(c, "ctrl_c"), false);
     if (timeout_ms)
         Z3_params_set_uint(c, p, Z3_mk_string_symbol(c, "timeout"), timeout_ms);
     Z3_solver_set_params(c, solver, p);
@@ -254,4 +257,155 @@ void hb_solver_free(hb_solver *s)
     free(s->order);
     free(s->position);
     free(s);
+}
+
+/* ---- explaining an unsatisfiable Φ ------------------------------------------ */
+
+/* A cycle of unconditional edges, in order; 0 if there is none. */
+static size_t find_cycle(const hb_model *m, uint32_t *events, size_t max)
+{
+    uint32_t n = m->n_events;
+    uint32_t *in_deg = calloc(n + 1, sizeof(uint32_t));
+    uint32_t *start = calloc(n + 2, sizeof(uint32_t)), *src, *dst;
+    uint32_t *out_start = calloc(n + 2, sizeof(uint32_t));
+    for (uint32_t i = 0; i < m->n_edges; i++) {
+        in_deg[m->edges[i].after]++;
+        start[m->edges[i].after + 2]++;
+        out_start[m->edges[i].before + 2]++;
+    }
+    for (uint32_t v = 0; v < n; v++) {
+        start[v + 2] += start[v + 1];
+        out_start[v + 2] += out_start[v + 1];
+    }
+    src = malloc(sizeof(uint32_t) * (m->n_edges + 1));
+    dst = malloc(sizeof(uint32_t) * (m->n_edges + 1));
+    for (uint32_t i = 0; i < m->n_edges; i++) {
+        src[start[m->edges[i].after + 1]++] = m->edges[i].before;
+        dst[out_start[m->edges[i].before + 1]++] = m->edges[i].after;
+    }
+    /* Kahn: what is left lies on or after a cycle */
+    uint32_t *queue = malloc(sizeof(uint32_t) * (n + 1)), head = 0, tail = 0;
+    for (uint32_t v = 0; v < n; v++)
+        if (m->kept[v] && !in_deg[v])
+            queue[tail++] = v;
+    while (head < tail) {
+        uint32_t v = queue[head++];
+        for (uint32_t k = out_start[v]; k < out_start[v + 1]; k++)
+            if (--in_deg[dst[k]] == 0)
+                queue[tail++] = dst[k];
+    }
+    size_t found = 0;
+    uint32_t v = UINT32_MAX;
+    for (uint32_t i = 0; i < n && v == UINT32_MAX; i++)
+        if (m->kept[i] && in_deg[i])
+            v = i;
+    if (v != UINT32_MAX) {
+        /* walk back along unfinished predecessors until one repeats */
+        uint32_t *seen_at = malloc(sizeof(uint32_t) * (n + 1)), *path = queue;
+        for (uint32_t i = 0; i < n; i++)
+            seen_at[i] = UINT32_MAX;
+        uint32_t len = 0;
+        while (seen_at[v] == UINT32_MAX) {
+            seen_at[v] = len;
+            path[len++] = v;
+            for (uint32_t k = start[v]; k < start[v + 1]; k++)
+                if (in_deg[src[k]]) {
+                    v = src[k];
+                    break;
+                }
+        }
+        /* path[seen_at[v] .. len) is the cycle, walked backwards */
+        for (uint32_t i = len; i-- > seen_at[v] && found < max;)
+            events[found++] = path[i];
+        free(seen_at);
+    }
+    free(in_deg);
+    free(start);
+    free(out_start);
+    free(src);
+    free(dst);
+    free(queue);
+    return found;
+}
+
+static size_t add_event_once(uint32_t *events, size_t n, size_t max, uint32_t e)
+{
+    for (size_t i = 0; i < n; i++)
+        if (events[i] == e)
+            return n;
+    if (n < max)
+        events[n++] = e;
+    return n;
+}
+
+/* The events of an unsatisfiable core of Φ, from Z3. */
+static size_t core_events(const hb_model *m, uint32_t *events, size_t max)
+{
+    hb_solver *s = solver_shell(m, TUNING_FAST, 0);
+    if (!s)
+        return 0;
+    Z3_context c = s->ctx;
+    uint32_t n = m->n_edges + m->n_clauses;
+    Z3_ast *guards = malloc(sizeof(Z3_ast) * (n + 1));
+    for (uint32_t k = 0; k < n; k++) {
+        char name[24];
+        snprintf(name, sizeof name, "c%u", k);
+        guards[k] = keep_ast(c, Z3_mk_const(c, Z3_mk_string_symbol(c, name),
+                                            Z3_mk_bool_sort(c)));
+    }
+    /* guard_k => constraint_k: the core names the guards it needs */
+    for (uint32_t k = 0; k < n; k++) {
+        Z3_ast body;
+        if (k < m->n_edges) {
+            body = Z3_mk_lt(c, var(s, m->edges[k].before), var(s, m->edges[k].after));
+            Z3_inc_ref(c, body);
+        } else {
+            const hb_clause *cl = &m->clauses[k - m->n_edges];
+            Z3_ast *args = malloc(sizeof(Z3_ast) * cl->n);
+            for (uint32_t i = 0; i < cl->n; i++)
+                args[i] = keep_ast(c, lit(s, &m->lits[cl->first + i]));
+            body = cl->n == 1 ? args[0] : Z3_mk_or(c, cl->n, args);
+            Z3_inc_ref(c, body);
+            for (uint32_t i = 0; i < cl->n; i++)
+                Z3_dec_ref(c, args[i]);
+            free(args);
+        }
+        Z3_solver_assert(c, s->solver, Z3_mk_implies(c, guards[k], body));
+        Z3_dec_ref(c, body);
+    }
+    size_t found = 0;
+    if (Z3_solver_check_assumptions(c, s->solver, n, guards) == Z3_L_FALSE) {
+        Z3_ast_vector core = Z3_solver_get_unsat_core(c, s->solver);
+        Z3_ast_vector_inc_ref(c, core);
+        for (unsigned i = 0; i < Z3_ast_vector_size(c, core); i++) {
+            Z3_symbol sym = Z3_get_decl_name(c, Z3_get_app_decl(c,
+                Z3_to_app(c, Z3_ast_vector_get(c, core, i))));
+            uint32_t k = (uint32_t)strtoul(Z3_get_symbol_string(c, sym) + 1, NULL, 10);
+            if (k < m->n_edges) {
+                found = add_event_once(events, found, max, m->edges[k].before);
+                found = add_event_once(events, found, max, m->edges[k].after);
+                continue;
+            }
+            const hb_clause *cl = &m->clauses[k - m->n_edges];
+            for (uint32_t j = 0; j < cl->n; j++) {
+                const hb_lit *l = &m->lits[cl->first + j];
+                uint32_t a = l->kind == LIT_LESS ? l->a : m->choices[l->a].notify;
+                uint32_t b = l->kind == LIT_LESS ? l->b : m->choices[l->a].wait;
+                found = add_event_once(events, found, max, a);
+                found = add_event_once(events, found, max, b);
+            }
+        }
+        Z3_ast_vector_dec_ref(c, core);
+    }
+    for (uint32_t k = 0; k < n; k++)
+        Z3_dec_ref(c, guards[k]);
+    free(guards);
+    hb_solver_free(s);
+    return found;
+}
+
+size_t hb_model_explain(const hb_model *m, uint32_t *events, size_t max)
+{
+    size_t n = find_cycle(m, events, max);
+    return n ? n : core_events(m, events, max);
 }

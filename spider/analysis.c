@@ -27,6 +27,8 @@ typedef struct group_state {
     uint8_t lo_first;        /* location lo sorts before location hi */
     uint64_t count;
     uint64_t unchecked;      /* candidates not asked: the group races */
+    uint64_t undecided;      /* candidates the solver left open */
+    uint8_t has_instance, instance_races;
     uint32_t inst[4];        /* first, second (, rcv1, rcv2) of the instance */
 } group_state;
 
@@ -145,10 +147,11 @@ static int cmp_events(const grouper *g, uint32_t a, uint32_t b)
          : x->input_index > y->input_index;
 }
 
-/* Counts one instance of group gi; the group shows its least instance,
- * so the report never depends on the order instances are found in. */
-static void count_instance(grouper *g, uint32_t gi, uint32_t a, uint32_t b,
-                           uint32_t ra, uint32_t rb)
+/* Offers an instance of group gi to show: the least racing instance, or
+ * the least undecided one while none races, so the report never depends
+ * on the order instances are found in. */
+static void offer_instance(grouper *g, uint32_t gi, uint32_t a, uint32_t b,
+                           uint32_t ra, uint32_t rb, int races)
 {
     group_state *gs = &g->g[gi];
     uint32_t la = loc_id(g->t, a), lb = loc_id(g->t, b);
@@ -156,7 +159,10 @@ static void count_instance(grouper *g, uint32_t gi, uint32_t a, uint32_t b,
     int swap = la != lb ? la != first_loc : cmp_events(g, a, b) > 0;
     uint32_t inst[4] = {swap ? b : a, swap ? a : b, swap ? rb : ra,
                         swap ? ra : rb};
-    int n = gs->key.kind == RACE_MESSAGE ? 4 : 2, less = gs->count == 0;
+    int n = gs->key.kind == RACE_MESSAGE ? 4 : 2;
+    int less = !gs->has_instance || (races && !gs->instance_races);
+    if (!races && gs->instance_races)
+        return;
     for (int i = 0; i < n && !less; i++) {
         int d = cmp_events(g, inst[i], gs->inst[i]);
         if (d) {
@@ -164,12 +170,21 @@ static void count_instance(grouper *g, uint32_t gi, uint32_t a, uint32_t b,
             break;
         }
     }
-    if (less)
+    if (less) {
         memcpy(gs->inst, inst, sizeof inst);
-    gs->count++;
+        gs->has_instance = 1;
+        gs->instance_races = (uint8_t)races;
+    }
 }
 
-static char *dup(const char *s)
+static void count_instance(grouper *g, uint32_t gi, uint32_t a, uint32_t b,
+                           uint32_t ra, uint32_t rb)
+{
+    offer_instance(g, gi, a, b, ra, rb, 1);
+    g->g[gi].count++;
+}
+
+static char *copy_str(const char *s)
 {
     return s ? strdup(s) : NULL;
 }
@@ -179,9 +194,9 @@ static event_ref ref_of(const trace *t, uint32_t e)
     char buf[64];
     const event *ev = &t->events[e];
     return (event_ref){
-        .thread = dup(t->strings[t->threads[ev->thread].name]),
-        .location = dup(location(t, e, buf, sizeof buf)),
-        .file = dup(t->files[ev->file]), .line = ev->line,
+        .thread = copy_str(t->strings[t->threads[ev->thread].name]),
+        .location = copy_str(location(t, e, buf, sizeof buf)),
+        .file = copy_str(t->files[ev->file]), .line = ev->line,
         .type = event_kind_name(ev->kind)};
 }
 
@@ -193,18 +208,19 @@ static race_group finish_group(const trace *t, const group_state *gs)
     rg.kind = (race_kind)gs->key.kind;
     rg.count = gs->count;
     rg.unchecked = gs->unchecked;
+    rg.undecided = gs->undecided;
     rg.first = ref_of(t, gs->inst[0]);
     rg.second = ref_of(t, gs->inst[1]);
-    rg.locations[0] = dup(rg.first.location);
-    rg.locations[1] = dup(rg.second.location);
+    rg.locations[0] = copy_str(rg.first.location);
+    rg.locations[1] = copy_str(rg.second.location);
     if (rg.kind == RACE_MESSAGE) {
         rg.first_rcv = ref_of(t, gs->inst[2]);
         rg.second_rcv = ref_of(t, gs->inst[3]);
-        rg.node = dup(t->strings[t->threads[t->events[gs->inst[2]].thread].node]);
+        rg.node = copy_str(t->strings[t->threads[t->events[gs->inst[2]].thread].node]);
     } else {
         const shared_object *o = &t->objects[t->events[gs->inst[0]].object];
-        rg.node = dup(t->strings[o->node]);
-        rg.variable = dup(t->strings[o->name]);
+        rg.node = copy_str(t->strings[o->node]);
+        rg.variable = copy_str(t->strings[o->name]);
     }
     return rg;
 }
@@ -449,7 +465,8 @@ static int ask_solver(const hb_model *m, const cand_list *l, hb_answer *answers,
     }
     unit_start[units] = n;
     solve_work w = {.queries = l->q, .order = order, .unit_start = unit_start,
-                    .n_units = units, .stop_at_sat = stop, .slices = slices};
+                    .n_units = units, .stop_at_sat = stop, .slices = slices,
+                    .stop = opts->stop};
     int rc = solve_all(m, &w, answers, opts->jobs, opts->tuning, opts->timeout_ms);
     free(order);
     free(unit_start);
@@ -475,8 +492,17 @@ static void build_groups(report *r, const trace *t, const hb_model *m,
     report_summary *s = &r->summary;
     for (size_t i = 0; i < l->n; i++) {
         const candidate *c = &l->c[i];
-        if (answers[i] == ANSWER_UNKNOWN)
+        if (answers[i] == ANSWER_UNKNOWN) {
             s->undecided++;
+            g->g[c->group].undecided++;
+            if (c->kind == RACE_DATA)
+                offer_instance(g, c->group, c->a, c->b, 0, 0, 0);
+            else
+                offer_instance(g, c->group,
+                               t->matches[t->events[c->a].match].sends[0],
+                               t->matches[t->events[c->b].match].sends[0],
+                               c->a, c->b, 0);
+        }
         if (answers[i] == ANSWER_NOT_ASKED) {
             s->not_asked++;
             g->g[c->group].unchecked++;
@@ -494,10 +520,15 @@ static void build_groups(report *r, const trace *t, const hb_model *m,
         handler_races(g, m, c->a, c->b, handler_of, &s->instances[RACE_HANDLER]);
     }
     r->groups = calloc(g->n + 1, sizeof *r->groups);
-    for (uint32_t i = 0; i < g->n; i++)
+    r->open = calloc(g->n + 1, sizeof *r->open);
+    for (uint32_t i = 0; i < g->n; i++) {
         if (g->g[i].count)
             r->groups[r->n_groups++] = finish_group(t, &g->g[i]);
+        else if (g->g[i].undecided)
+            r->open[r->n_open++] = finish_group(t, &g->g[i]);
+    }
     qsort(r->groups, r->n_groups, sizeof *r->groups, cmp_groups);
+    qsort(r->open, r->n_open, sizeof *r->open, cmp_groups);
     for (size_t i = 0; i < r->n_groups; i++)
         r->n_by_kind[r->groups[i].kind]++;
 }
@@ -531,13 +562,28 @@ static double now(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static const char inconsistent[] =
-    "inconsistent trace: its happens-before model is unsatisfiable (a "
-    "receive before its send, or a cycle through fork/join, messages and "
-    "locks)";
+/* "inconsistent trace: ..." naming the events of a contradiction. */
+static void explain_inconsistent(const trace *t, const hb_model *m, char *err,
+                                 size_t err_len)
+{
+    uint32_t events[8];
+    size_t n = hb_model_explain(m, events, 8);
+    int w = snprintf(err, err_len, "inconsistent trace: no run can order "
+                     "these events as the trace says (its happens-before "
+                     "model is unsatisfiable):");
+    for (size_t i = 0; i < n && w > 0 && (size_t)w < err_len; i++) {
+        char buf[64];
+        const event *e = &t->events[events[i]];
+        w += snprintf(err + w, err_len - (size_t)w, "%s %s:%u %s %s",
+                      i ? (n > 1 && i + 1 == n && n == 8 ? " ... " : ",") : "",
+                      t->files[e->file], e->line, event_kind_name(e->kind),
+                      event_location(t, events[i], buf, sizeof buf));
+    }
+}
 
-static int model_consistent(const hb_model *m, const analysis_options *opts,
-                            char *err, size_t err_len)
+static int model_consistent(const trace *t, const hb_model *m,
+                            const analysis_options *opts, char *err,
+                            size_t err_len)
 {
     hb_solver *s = hb_solver_new(m, opts->tuning, 0);
     if (!s) {
@@ -547,7 +593,7 @@ static int model_consistent(const hb_model *m, const analysis_options *opts,
     hb_answer a = hb_solver_check_model(s);
     hb_solver_free(s);
     if (a == ANSWER_UNSAT)
-        snprintf(err, err_len, "%s", inconsistent);
+        explain_inconsistent(t, m, err, err_len);
     return a != ANSWER_UNSAT;
 }
 
@@ -566,11 +612,11 @@ static int decide(const trace *t, const hb_model *m, const cand_list *l,
         r->summary.by_shortcut_unsat = st.unsat_ordered + st.unsat_locks;
         r->summary.by_shortcut_sat = st.sat_witness;
         if (consistent == 0) {
-            snprintf(err, err_len, "%s", inconsistent);
+            explain_inconsistent(t, m, err, err_len);
             return -1;
         }
     }
-    if (consistent != 1 && !model_consistent(m, opts, err, err_len))
+    if (consistent != 1 && !model_consistent(t, m, opts, err, err_len))
         return -1;
     if (ask_solver(m, l, answers, opts, n_groups) != 0) {
         snprintf(err, err_len, "the Z3 solver failed");
@@ -599,6 +645,7 @@ report *analyse(const trace *t, const hb_model *m,
     int rc = decide(t, m, &l, answers, opts, g->n, r, err, err_len);
     r->timings.solve = now() - start;
     r->timings.jobs = opts->jobs;
+    r->summary.partial = opts->stop && *opts->stop;
     if (rc == 0)
         build_groups(r, t, m, g, &l, answers, handler_of);
     free(answers);

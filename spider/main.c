@@ -5,6 +5,7 @@
 #include "spider.h"
 
 #include <getopt.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -55,7 +56,8 @@ static const char usage[] =
     "  -h, --help                  this help\n"
     "  -V, --version               the version\n"
     "\n"
-    "Exit status: 0 no race, 1 races found, 2 bad usage or bad input.\n";
+    "Exit status: 0 no race, 1 races found, 2 bad usage or bad input,\n"
+    "3 incomplete: some candidates undecided (timeout) or interrupted.\n";
 
 enum { OPT_HANDLERS = 256, OPT_ORDER, OPT_SMT2, OPT_LENIENT, OPT_TIMEOUT,
        OPT_Z3, OPT_NO_TIMINGS, OPT_COLOR, OPT_SOLVER, OPT_ALL, OPT_NO_PRUNE };
@@ -172,6 +174,28 @@ static int parse_option(cli *c, int opt, const char *arg)
     }
 }
 
+/* The only mutable global: what a SIGINT/SIGTERM handler may write. */
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop_signal(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+}
+
+/* The first SIGINT/SIGTERM stops the solver and prints what was decided;
+ * a second one ends the process at once. */
+static void catch_stop_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sa.sa_flags = SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
 static double now(void)
 {
     struct timespec ts;
@@ -247,7 +271,9 @@ int main(int argc, char **argv)
     analysis_options aopts = {.handlers = c.handlers, .jobs = c.jobs,
                               .solver = c.solver,
                               .all_instances = c.all_instances,
-                              .tuning = c.tuning, .timeout_ms = c.timeout_ms};
+                              .tuning = c.tuning, .timeout_ms = c.timeout_ms,
+                              .stop = &stop_requested};
+    catch_stop_signals();
     r = analyse(t, m, &aopts, err, sizeof err);
     if (!r) {
         fprintf(stderr, "spider: %s\n", err);
@@ -265,7 +291,9 @@ int main(int argc, char **argv)
         report_print_json(r, &popts, stdout);
     else
         report_print_text(r, &popts, stdout);
-    status = r->n_groups ? EXIT_RACES : EXIT_NO_RACE;
+    status = r->summary.undecided ? EXIT_INCOMPLETE
+           : r->n_groups           ? EXIT_RACES
+                                   : EXIT_NO_RACE;
 cleanup:
     report_free(r);
     hb_model_free(m);

@@ -19,21 +19,27 @@ static void free_ref(event_ref *e)
     free(e->file);
 }
 
+static void free_group(race_group *g)
+{
+    free(g->locations[0]);
+    free(g->locations[1]);
+    free(g->node);
+    free(g->variable);
+    free_ref(&g->first);
+    free_ref(&g->second);
+    free_ref(&g->first_rcv);
+    free_ref(&g->second_rcv);
+}
+
 void report_free(report *r)
 {
     if (!r)
         return;
-    for (size_t i = 0; i < r->n_groups; i++) {
-        race_group *g = &r->groups[i];
-        free(g->locations[0]);
-        free(g->locations[1]);
-        free(g->node);
-        free(g->variable);
-        free_ref(&g->first);
-        free_ref(&g->second);
-        free_ref(&g->first_rcv);
-        free_ref(&g->second_rcv);
-    }
+    for (size_t i = 0; i < r->n_open; i++)
+        free_group(&r->open[i]);
+    free(r->open);
+    for (size_t i = 0; i < r->n_groups; i++)
+        free_group(&r->groups[i]);
     free(r->groups);
     if (r->files)
         for (uint32_t i = 0; i < r->summary.files; i++)

@@ -34,6 +34,7 @@ static cJSON *group_json(const race_group *g)
     cJSON_AddStringToObject(o, "node", g->node);
     add_u64(o, "count", g->count);
     add_u64(o, "unchecked", g->unchecked);
+    add_u64(o, "undecided", g->undecided);
     cJSON *inst = cJSON_CreateObject();
     if (g->kind == RACE_MESSAGE) {
         cJSON_AddItemToObject(inst, "sends", cJSON_CreateArray());
@@ -105,6 +106,7 @@ static cJSON *summary_json(const report *r)
     add_u64(dec, "z3", s->by_z3);
     add_u64(dec, "not_asked", s->not_asked);
     add_u64(o, "undecided", s->undecided);
+    cJSON_AddBoolToObject(o, "partial", s->partial);
     add_u64(o, "warnings", s->trace.warnings);
     add_u64(o, "skipped_events", s->trace.events_skipped);
     add_u64(o, "truncated_files", s->trace.truncated_files);
@@ -123,6 +125,13 @@ void report_print_json(const report *r, const print_options *opts, FILE *out)
     for (size_t i = 0; i < r->n_groups; i++)
         cJSON_AddItemToArray(arrays[r->groups[i].kind],
                              group_json(&r->groups[i]));
+    /* groups the solver could not decide (a timeout or an interruption) */
+    cJSON *open = cJSON_AddArrayToObject(root, "undecided");
+    for (size_t i = 0; i < r->n_open; i++) {
+        cJSON *g = group_json(&r->open[i]);
+        cJSON_AddStringToObject(g, "kind", keys[r->open[i].kind]);
+        cJSON_AddItemToArray(open, g);
+    }
     if (opts->timings) {
         cJSON *t = cJSON_AddObjectToObject(root, "timings");
         cJSON_AddNumberToObject(t, "load_s", r->timings.load);

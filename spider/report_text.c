@@ -131,9 +131,18 @@ void report_print_text(const report *r, const print_options *o, FILE *out)
         fprintf(out, "\nN+ instances: %llu more candidates of groups already "
                 "proven racy were not checked (--all-instances checks them)\n",
                 (unsigned long long)r->summary.not_asked);
-    if (r->summary.undecided)
-        fprintf(out, "\n%llu candidates undecided (solver timeout)\n",
-                (unsigned long long)r->summary.undecided);
+    if (r->summary.undecided) {
+        fprintf(out, "\n%sUndecided%s: %llu candidates %s; race groups that "
+                "may exist:\n", st.red, st.off,
+                (unsigned long long)r->summary.undecided,
+                r->summary.partial ? "(interrupted: results are PARTIAL)"
+                                   : "(solver timeout, see --timeout-ms)");
+        for (size_t i = 0; i < r->n_open; i++)
+            fprintf(out, "  %s: %s  vs  %s   (%llu undecided)\n",
+                    race_kind_title(r->open[i].kind), r->open[i].locations[0],
+                    r->open[i].locations[1],
+                    (unsigned long long)r->open[i].undecided);
+    }
     if (o->timings)
         fprintf(out, "\nTime: load %.3f s, prune %.3f s, encode %.3f s, solve "
                 "%.3f s (%u %s), total %.3f s\n", r->timings.load,

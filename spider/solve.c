@@ -30,6 +30,10 @@ static void answer_unit(pool *p, hb_solver *s, uint32_t u)
             p->answers[q] = ANSWER_NOT_ASKED;
             continue;
         }
+        if (w->stop && *w->stop) {
+            p->answers[q] = ANSWER_UNKNOWN;
+            continue;
+        }
         p->answers[q] = hb_solver_check(s, &w->queries[q]);
         done = stop && p->answers[q] == ANSWER_SAT;
     }

@@ -16,6 +16,7 @@
 #include "../prune/prune.h"
 #include "../traces/trace.h"
 
+#include <signal.h>
 #include <stdio.h>
 
 #define SPIDER_VERSION "0.1.0"
@@ -24,7 +25,8 @@
 typedef enum spider_exit {
     EXIT_NO_RACE = 0,
     EXIT_RACES = 1,
-    EXIT_BAD_INPUT = 2
+    EXIT_BAD_INPUT = 2,
+    EXIT_INCOMPLETE = 3              /* undecided candidates, or interrupted */
 } spider_exit;
 
 /* ---- the solving engine --------------------------------------------------- */
@@ -59,6 +61,7 @@ typedef struct solve_work {
     uint32_t n_units;
     const uint8_t *stop_at_sat;      /* per unit */
     const uint32_t *slices;          /* hb_model_slices(), or NULL */
+    const volatile sig_atomic_t *stop; /* set: answer the rest UNKNOWN */
 } solve_work;
 
 /* Decides the work against Φ with `jobs` worker threads, each with its own
@@ -85,6 +88,7 @@ typedef struct race_group {
     char *node, *variable;           /* variable: NULL for message races */
     uint64_t count;                  /* instances proven */
     uint64_t unchecked;              /* more candidates, not asked */
+    uint64_t undecided;              /* candidates the solver left open */
     event_ref first, second;         /* the instance; first has locations[0] */
     event_ref first_rcv, second_rcv; /* message races: the two receives */
 } race_group;
@@ -100,6 +104,7 @@ typedef struct report_summary {
     uint64_t candidates[RACE_KINDS];
     uint64_t instances[RACE_KINDS];
     uint64_t undecided;              /* solver gave no answer (timeout) */
+    int partial;                     /* interrupted: the rest undecided */
     uint64_t not_asked;              /* skipped: their group already races */
     uint64_t by_shortcut_unsat, by_shortcut_sat, by_z3;
     int solver_all;                  /* --solver=z3 */
@@ -118,7 +123,9 @@ typedef struct report {
     report_timings timings;
     race_group *groups;              /* sorted by kind, then locations */
     size_t n_groups;
-    size_t n_by_kind[RACE_KINDS];
+    size_t n_by_kind[RACE_KINDS];    /* groups with a proven race */
+    race_group *open;                /* groups with undecided candidates only */
+    size_t n_open;
     char **files;                    /* the trace files read */
 } report;
 
@@ -136,6 +143,7 @@ typedef struct analysis_options {
     unsigned jobs;
     solver_tuning tuning;
     unsigned timeout_ms;
+    const volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM, or NULL */
 } analysis_options;
 
 /* Runs the data, message and handler race analyses on t with model m.

@@ -10,6 +10,7 @@ Prints one "not ok: ..." line per failure and a closing "N checks, N failed";
 exits 1 on any failure.
 """
 import json
+import os
 import subprocess
 import sys
 
@@ -97,10 +98,13 @@ def invariance(seed_dir, h):
         t1, d1 = run(["--handlers=" + h, "-j1", per_node])
         t2, _ = run(["--handlers=" + h, "-j2", per_node])
         _, dm = run(["--handlers=" + h, merged])
+        files = sorted(os.path.join(per_node, f) for f in os.listdir(per_node))
+        tr, _ = run(["--handlers=" + h, "-j1"] + files[::-1])
     except RuntimeError as e:
         check(False, "%s (%s): %s" % (seed_dir, h, e))
         return
     check(t1 == t2, "%s (%s): -j1 and -j2 differ" % (seed_dir, h))
+    check(t1 == tr, "%s (%s): reversed file order differs" % (seed_dir, h))
     check(groups(d1) == groups(dm),
           "%s (%s): per-node files and merged file differ" % (seed_dir, h))
 

@@ -272,6 +272,8 @@ static const char *convert_event(reader *r, const cJSON *obj, event *e,
     e->size = -1;
     if (int_field(obj, "size", &e->size, &present))
         return "field \"size\" must be an integer";
+    if (present && e->size < 0)
+        return "field \"size\" must not be negative";
     if (text_field(r, obj, "loc", 0, &e->loc))
         return "field \"loc\" must be a string or a number";
 
@@ -432,6 +434,8 @@ static int skip_bad_text(reader *r)
 
 static int read_buffer(reader *r)
 {
+    if (r->end - r->p >= 3 && memcmp(r->p, "\xEF\xBB\xBF", 3) == 0)
+        r->p += 3; /* a UTF-8 byte order mark */
     skip_ws(r);
     int in_array = r->p < r->end && *r->p == '[';
     int first = 1, stop = 0;
