@@ -14,7 +14,7 @@ import os
 import subprocess
 import sys
 
-SPIDER = "./bin/spider"
+SPIDER = os.environ.get("SPIDER", "./bin/spider")
 checks = failures = 0
 decided = {}
 removed = {}

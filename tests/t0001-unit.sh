@@ -1,7 +1,9 @@
 # The unit tests (cmocka): the loader's input variants and errors
 # (test_trace), and each pruning rule (test_prune).
 . tests/lib.sh
-for t in tests/bin/test_trace tests/bin/test_prune; do
+bins="tests/bin/test_trace tests/bin/test_prune"
+[ -n "${SANITIZED:-}" ] && bins="bin-san/test_trace bin-san/test_prune"
+for t in $bins; do
     if [ -n "${VALGRIND:-}" ]; then
         expect_status 0 valgrind -q --error-exitcode=99 --leak-check=full $t
     else

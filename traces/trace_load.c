@@ -577,7 +577,8 @@ static int load_directory(load_state *ls, const char *path)
         }
     }
     closedir(d);
-    qsort(names, n, sizeof *names, cmp_names);
+    if (n)
+        qsort(names, n, sizeof *names, cmp_names);
     int rc = TRACE_OK;
     if (n == 0) {
         snprintf(ls->err, ls->err_len, "%s: directory holds no trace file",
