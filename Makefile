@@ -22,7 +22,7 @@ HEADERS = traces/trace.h traces/trace_internal.h encode/encode.h prune/prune.h \
           spider/spider.h
 LIB_OBJ = $(LIB_SRC:%.c=$(OBJ)/%.o)
 
-BINS = bin/spider bin/cyclon-trace bin/gen-trace bin/check-smt2
+BINS = bin/spider bin/cyclon-trace bin/json-baseline bin/gen-trace bin/check-smt2
 TEST_BINS = tests/bin/test_trace tests/bin/test_prune
 SAN_FLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
             -fno-sanitize-recover=undefined
@@ -48,6 +48,10 @@ bin/spider: $(OBJ)/spider/main.o $(OBJ)/libspider.a
 bin/cyclon-trace: $(OBJ)/benchmarks/cyclon_trace.o
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^
+
+bin/json-baseline: $(OBJ)/benchmarks/json_baseline.o
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $^ -lcjson
 
 bin/gen-trace: $(OBJ)/tests/gen_trace.o
 	@mkdir -p $(dir $@)
