@@ -321,46 +321,69 @@ static void find_held_sections(engine *e)
 
 /* ---- per-node sweeps ------------------------------------------------------- */
 
-/* M[d][local chain] = the last position on that chain (of this node) of an
- * event that reaches d or is d; -1 for none. */
-static void sweep(const engine *e, const graph *g, uint32_t batch, int32_t *M)
+/* Vector clocks of one batch: M[d][local chain] = the last position on
+ * that chain (of this batch) of an event that reaches d or is d, -1 for
+ * none.  Rows of events no batch event reaches are left unwritten and
+ * marked empty: in a large run most events are, and it saves their time. */
+typedef struct clocks {
+    int32_t *M;
+    uint8_t *empty;
+    uint32_t k;
+} clocks;
+
+static void sweep(const engine *e, const graph *g, uint32_t batch, clocks *vc)
 {
-    uint32_t k = e->batch_chains[batch];
+    uint32_t k = vc->k;
     for (uint32_t i = 0; i < e->n; i++) {
-        uint32_t d = g->topo[i];
-        int32_t *row = M + (size_t)d * k;
-        for (uint32_t c = 0; c < k; c++)
-            row[c] = -1;
+        uint32_t d = g->topo[i], ch = e->chain[d];
+        int32_t *row = vc->M + (size_t)d * k;
+        int own = e->chain_batch[ch] == batch, filled = 0;
         for (uint32_t s = g->start[d]; s < g->start[d + 1]; s++) {
-            const int32_t *from = M + (size_t)g->src[s] * k;
+            uint32_t p = g->src[s];
+            if (vc->empty[p])
+                continue;
+            const int32_t *from = vc->M + (size_t)p * k;
+            if (!filled) {
+                memcpy(row, from, k * sizeof *row);
+                filled = 1;
+                continue;
+            }
             for (uint32_t c = 0; c < k; c++)
                 if (from[c] > row[c])
                     row[c] = from[c];
         }
-        uint32_t ch = e->chain[d];
-        if (e->chain_batch[ch] == batch && (int32_t)e->pos[d] > row[e->chain_local[ch]])
+        if (!filled && !own) {
+            vc->empty[d] = 1;
+            continue;
+        }
+        vc->empty[d] = 0;
+        if (!filled)
+            for (uint32_t c = 0; c < k; c++)
+                row[c] = -1;
+        if (own && (int32_t)e->pos[d] > row[e->chain_local[ch]])
             row[e->chain_local[ch]] = (int32_t)e->pos[d];
     }
 }
 
-/* Does x reach y (x ≠ y) in the swept graph?  x must be on the node swept. */
-static int reaches(const engine *e, const int32_t *M, uint32_t k, uint32_t x,
-                   uint32_t y)
+/* Does x reach y (x ≠ y) in the swept graph?  x must be in the batch. */
+static int reaches(const engine *e, const clocks *vc, uint32_t x, uint32_t y)
 {
     uint32_t dx = e->dense[x], dy = e->dense[y];
-    return M[(size_t)dy * k + e->chain_local[e->chain[dx]]] >= (int32_t)e->pos[dx];
+    if (vc->empty[dy])
+        return 0;
+    return vc->M[(size_t)dy * vc->k + e->chain_local[e->chain[dx]]] >=
+           (int32_t)e->pos[dx];
 }
 
-static int inside(const engine *e, const int32_t *MU, uint32_t k,
-                  const lock_section *s, uint32_t a)
+static int inside(const engine *e, const clocks *u, const lock_section *s,
+                  uint32_t a)
 {
-    return reaches(e, MU, k, s->acquire, a) &&
-           (s->release == NONE || reaches(e, MU, k, a, (uint32_t)s->release));
+    return reaches(e, u, s->acquire, a) &&
+           (s->release == NONE || reaches(e, u, a, (uint32_t)s->release));
 }
 
 /* a and b lie in sections of one lock held by different threads. */
-static int excluded(const engine *e, const int32_t *MU, uint32_t k, uint32_t a,
-                    uint32_t b)
+static int excluded(const engine *e, const clocks *u, uint32_t a, uint32_t b)
 {
     const trace *t = e->t;
     int32_t fa = e->held_first[e->dense[a]], fb = e->held_first[e->dense[b]];
@@ -370,36 +393,36 @@ static int excluded(const engine *e, const int32_t *MU, uint32_t k, uint32_t a,
         for (const uint32_t *y = e->held + fb; *y != UINT32_MAX; y++) {
             const lock_section *sx = &t->sections[*x], *sy = &t->sections[*y];
             if (sx->lock == sy->lock && sx->thread != sy->thread &&
-                inside(e, MU, k, sx, a) && inside(e, MU, k, sy, b))
+                inside(e, u, sx, a) && inside(e, u, sy, b))
                 return 1;
         }
     return 0;
 }
 
-static hb_answer decide(const engine *e, const int32_t *MU, const int32_t *MR,
-                        uint32_t k, const hb_query *q, shortcut_stats *st)
+static hb_answer decide(const engine *e, const clocks *u, const clocks *r,
+                        const hb_query *q, shortcut_stats *st)
 {
     int witness = e->r.acyclic;
     if (q->kind == QUERY_SIMULTANEOUS) {
-        if (reaches(e, MU, k, q->a, q->b) || reaches(e, MU, k, q->b, q->a)) {
+        if (reaches(e, u, q->a, q->b) || reaches(e, u, q->b, q->a)) {
             st->unsat_ordered++;
             return ANSWER_UNSAT;
         }
-        if (excluded(e, MU, k, q->a, q->b)) {
+        if (excluded(e, u, q->a, q->b)) {
             st->unsat_locks++;
             return ANSWER_UNSAT;
         }
-        if (witness && !reaches(e, MR, k, q->a, q->b) &&
-            !reaches(e, MR, k, q->b, q->a)) {
+        if (witness && !reaches(e, r, q->a, q->b) &&
+            !reaches(e, r, q->b, q->a)) {
             st->sat_witness++;
             return ANSWER_SAT;
         }
     } else {
-        if (q->a == q->b || reaches(e, MU, k, q->b, q->a)) {
+        if (q->a == q->b || reaches(e, u, q->b, q->a)) {
             st->unsat_ordered++;
             return ANSWER_UNSAT;
         }
-        if (witness && !reaches(e, MR, k, q->b, q->a)) {
+        if (witness && !reaches(e, r, q->b, q->a)) {
             st->sat_witness++;
             return ANSWER_SAT;
         }
@@ -432,23 +455,25 @@ static void decide_by_batch(engine *e, const hb_query *q, size_t n,
         size_t cells = (size_t)e->n * k;
         if (start[v] == start[v + 1])
             continue;
-        int32_t *MU = cells <= SHORTCUT_MAX_CELLS ? malloc(cells * sizeof(int32_t)) : NULL;
-        int32_t *MR = MU ? malloc(cells * sizeof(int32_t)) : NULL;
-        if (!MR) { /* too many chains on this node: Z3 decides its queries */
+        clocks u = {cells <= SHORTCUT_MAX_CELLS ? malloc(cells * sizeof(int32_t)) : NULL,
+                    malloc(e->n + 1), k};
+        clocks r = {u.M ? malloc(cells * sizeof(int32_t)) : NULL, malloc(e->n + 1), k};
+        if (!r.M) { /* too many chains on this node: Z3 decides its queries */
             for (uint32_t i = start[v]; i < start[v + 1]; i++)
                 answers[order[i]] = ANSWER_UNKNOWN;
             st->undecided += start[v + 1] - start[v];
             st->nodes_skipped++;
-            free(MU);
-            continue;
+        } else {
+            sweep(e, &e->u, v, &u);
+            if (e->r.acyclic)
+                sweep(e, &e->r, v, &r);
+            for (uint32_t i = start[v]; i < start[v + 1]; i++)
+                answers[order[i]] = decide(e, &u, &r, &q[order[i]], st);
         }
-        sweep(e, &e->u, v, MU);
-        if (e->r.acyclic)
-            sweep(e, &e->r, v, MR);
-        for (uint32_t i = start[v]; i < start[v + 1]; i++)
-            answers[order[i]] = decide(e, MU, MR, k, &q[order[i]], st);
-        free(MU);
-        free(MR);
+        free(u.M);
+        free(u.empty);
+        free(r.M);
+        free(r.empty);
     }
     free(start);
     free(order);

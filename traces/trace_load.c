@@ -560,7 +560,7 @@ static int load_directory(load_state *ls, const char *path)
     uint32_t n = 0, cap = 0;
     struct dirent *de;
     while ((de = readdir(d))) {
-        if (de->d_name[0] == '.')
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
             continue;
         size_t dir_len = strlen(path);
         while (dir_len > 1 && path[dir_len - 1] == '/')
