@@ -81,6 +81,12 @@ static cJSON *summary_json(const report *r)
     add_u64(msg, "unmatched_receives", s->trace.rcvs_unmatched);
     add_u64(msg, "unreceived_sends", s->trace.sends_unreceived);
     add_u64(o, "handlers", s->handlers);
+    cJSON *an = cJSON_AddObjectToObject(o, "anomalies");
+    add_u64(an, "handlers_without_message", s->trace.handlers_without_message);
+    add_u64(an, "handlers_unclosed", s->trace.handlers_unclosed);
+    add_u64(an, "handler_ends_ignored", s->trace.handler_ends_ignored);
+    add_u64(an, "unlocks_ignored", s->trace.unlocks_ignored);
+    add_u64(an, "locks_never_released", s->trace.sections_unreleased);
     add_u64(o, "lock_sections", s->lock_sections);
     cJSON_AddStringToObject(o, "handler_model",
                             s->handlers_model == HANDLERS_NESTED ? "nested"

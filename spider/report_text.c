@@ -63,9 +63,13 @@ static void print_header(const report *r, const style *st, FILE *out)
             (unsigned long long)s->constraints, c->program_order,
             c->thread_sync, c->messages, c->locks, c->wait_notify);
     if (s->trace.warnings)
-        fprintf(out, "  warnings  %u (%u events skipped, %u truncated files)\n",
+        fprintf(out, "  warnings  %u: %u events skipped, %u truncated files, "
+                "%u handlers of no message, %u unclosed, %u HANDLEREND and %u "
+                "UNLOCK ignored, %u locks never released\n",
                 s->trace.warnings, s->trace.events_skipped,
-                s->trace.truncated_files);
+                s->trace.truncated_files, s->trace.handlers_without_message,
+                s->trace.handlers_unclosed, s->trace.handler_ends_ignored,
+                s->trace.unlocks_ignored, s->trace.sections_unreleased);
 }
 
 static void print_side(const event_ref *e, FILE *out)

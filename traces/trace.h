@@ -113,7 +113,7 @@ typedef struct wait_info {
 typedef struct trace_stats {
     uint64_t by_kind[EV_KIND_MAX + 1];
     uint32_t rcvs_matched, rcvs_unmatched, sends_unreceived;
-    uint32_t handlers_without_message, handlers_unclosed;
+    uint32_t handlers_without_message, handlers_unclosed, handler_ends_ignored;
     uint32_t sections_unreleased, unlocks_ignored;
     uint32_t events_skipped;        /* --lenient: bad events dropped */
     uint32_t truncated_files;       /* last object cut off */

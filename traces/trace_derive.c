@@ -88,11 +88,13 @@ static void bind_thread_handlers(trace *t, const trace_options *opts,
         if (e->kind == EV_RCV)
             push(unhandled, id);
         if (e->kind == EV_HANDLEREND) {
-            if (open->n)
+            if (open->n) {
                 t->handlers[open->v[--open->n]].last = id;
-            else
+            } else {
+                t->stats.handler_ends_ignored++;
                 trace_warn(t, opts, "%s:%u: HANDLEREND outside any "
                            "handler; ignored", t->files[e->file], e->line);
+            }
         }
     }
     while (open->n) {
@@ -246,7 +248,7 @@ static void match_byte_streams(trace *t, uint32_t *cap, uint8_t *received)
     free(rcv);
 }
 
-static void match_messages(trace *t)
+static void match_messages(trace *t, const trace_options *opts)
 {
     uint32_t cap = 0;
     uint8_t *received = xcalloc(t->n_events, 1);
@@ -264,6 +266,12 @@ static void match_messages(trace *t)
         }
     }
     free(received);
+    if (t->stats.sends_unreceived)
+        trace_warn(t, opts, "%u sends were never received (they order "
+                   "nothing)", t->stats.sends_unreceived);
+    if (t->stats.rcvs_unmatched)
+        trace_warn(t, opts, "%u receives have no send in the trace (they "
+                   "order nothing)", t->stats.rcvs_unmatched);
 }
 
 /* ---- locks --------------------------------------------------------------- */
@@ -313,6 +321,9 @@ static void thread_sections(trace *t, const trace_options *opts, uint32_t tid, u
     for (uint32_t i = 0; i < n; i++) {
         add_section(t, cap, tid, &(*held)[i], NONE);
         t->stats.sections_unreleased++;
+        const event *l = &t->events[(*held)[i].acquire];
+        trace_warn(t, opts, "%s:%u: LOCK never released: it holds to the end "
+                   "of the run", t->files[l->file], l->line);
     }
 }
 
@@ -362,7 +373,7 @@ int trace_derive(trace *t, const trace_options *opts, char *err, size_t len)
     (void)len;
         build_program_order(t, opts->order);
     bind_handlers(t, opts);
-    match_messages(t);
+    match_messages(t, opts);
     find_lock_sections(t, opts);
     find_wait_candidates(t);
     return TRACE_OK;
