@@ -10,11 +10,43 @@
 #include <string.h>
 #include <uthash.h>
 
+/* Φ's constraints other than program order, counted per event.  Computed
+ * once, on the whole trace: dropping an event that orders nothing is a
+ * projection and changes no other event's constraints, and dropping a
+ * thread takes away exactly its fork and join edges, which are then
+ * uncounted by hand. */
 typedef struct marks {
-    uint8_t *constrained;     /* has a constraint other than program order */
-    uint8_t *release;         /* is the earlier side of such a constraint */
-    uint32_t *degree;         /* how many such constraints */
+    uint32_t *before;         /* constraints where the event is earlier */
+    uint32_t *after;          /* ... where it is later */
+    uint8_t *query;           /* queries ask about it (kept regardless) */
 } marks;
+
+static int constrained(const marks *mk, uint32_t e)
+{
+    return mk->before[e] || mk->after[e] || mk->query[e];
+}
+
+static int is_release(const marks *mk, uint32_t e)
+{
+    return mk->before[e] != 0;
+}
+
+static void mark(marks *mk, uint32_t before, uint32_t after)
+{
+    mk->before[before]++;
+    mk->after[after]++;
+}
+
+/* Events that queries ask about besides accesses: every matched RCV and
+ * its send (message races compare them), even where Φ alone would not
+ * need them (a SND right before its RCV in one thread orders nothing new). */
+static void mark_query_events(const trace *t, marks *mk)
+{
+    for (uint32_t i = 0; i < t->n_matches; i++) {
+        mk->query[t->matches[i].rcv] = 1;
+        mk->query[t->matches[i].sends[0]] = 1;
+    }
+}
 
 /* next[e]: the next kept event of e's chain (UINT32_MAX if none). */
 static uint32_t *chain_next(const trace *t, handler_model hm, const uint8_t *keep)
@@ -41,33 +73,11 @@ static uint32_t *chain_next(const trace *t, handler_model hm, const uint8_t *kee
     return next;
 }
 
-static void mark(marks *mk, uint32_t before, uint32_t after)
-{
-    mk->constrained[before] = mk->constrained[after] = 1;
-    mk->release[before] = 1;
-    mk->degree[before]++;
-    mk->degree[after]++;
-}
-
-/* Events that queries ask about besides accesses: every matched RCV and
- * its send (message races compare them), even where Φ alone would not
- * need them (a SND right before its RCV in one thread orders nothing new). */
-static void mark_query_events(const trace *t, marks *mk)
-{
-    for (uint32_t i = 0; i < t->n_matches; i++) {
-        mk->constrained[t->matches[i].rcv] = 1;
-        mk->constrained[t->matches[i].sends[0]] = 1;
-    }
-}
-
 static void find_marks(const trace *t, handler_model hm, const uint8_t *keep,
                        marks *mk)
 {
     hb_model *m = hb_model_build(t, keep, hm);
     uint32_t *next = chain_next(t, hm, keep);
-    memset(mk->constrained, 0, t->n_events);
-    memset(mk->release, 0, t->n_events);
-    memset(mk->degree, 0, sizeof(uint32_t) * t->n_events);
     for (uint32_t i = 0; i < m->n_edges; i++)
         if (next[m->edges[i].before] != m->edges[i].after)
             mark(mk, m->edges[i].before, m->edges[i].after);
@@ -123,7 +133,7 @@ static int drop_idle_events(const trace *t, uint8_t *keep, const marks *mk,
         const thread_info *th = &t->threads[i];
         for (uint32_t k = 0; k < th->n_events; k++) {
             uint32_t e = th->events[k];
-            if (!keep[e] || mk->constrained[e] || event_is_access(&t->events[e]) ||
+            if (!keep[e] || constrained(mk, e) || event_is_access(&t->events[e]) ||
                 (int32_t)e == first || (int32_t)e == last)
                 continue;
             keep[e] = 0;
@@ -156,10 +166,23 @@ static int fork_join_local(const trace *t, handler_model hm, const uint8_t *keep
     return 1;
 }
 
+/* The fork and join edges of a dropped thread no longer count. */
+static void uncount_fork_join(const trace *t, const uint8_t *keep, uint32_t tid,
+                              marks *mk)
+{
+    int32_t create = t->threads[tid].create;
+    if (create != NONE && keep[create])
+        mk->before[create]--;
+    for (uint32_t e = 0; e < t->n_events; e++)
+        if (t->events[e].kind == EV_JOIN && (uint32_t)t->events[e].object == tid &&
+            keep[e])
+            mk->after[e]--;
+}
+
 /* Rule 2: threads that order nothing.  Needs the JOINs of each thread, so
  * it scans the events once per candidate thread; threads are few. */
 static int drop_idle_threads(const trace *t, handler_model hm, uint8_t *keep,
-                             const marks *mk, prune_stats *st)
+                             marks *mk, prune_stats *st)
 {
     int changed = 0;
     for (uint32_t i = 0; i < t->n_threads; i++) {
@@ -176,9 +199,11 @@ static int drop_idle_threads(const trace *t, handler_model hm, uint8_t *keep,
                 continue;
             if (event_is_access(&t->events[e]))
                 idle = 0;
+            else if (mk->query[e])
+                idle = 0;
             else if ((int32_t)e == first || (int32_t)e == last)
-                ends_degree += mk->degree[e];
-            else if (mk->constrained[e])
+                ends_degree += mk->before[e] + mk->after[e];
+            else if (constrained(mk, e))
                 idle = 0;
         }
         uint32_t fork_join_edges;
@@ -190,6 +215,7 @@ static int drop_idle_threads(const trace *t, handler_model hm, uint8_t *keep,
                 keep[th->events[k]] = 0;
                 st->thread_events++;
             }
+        uncount_fork_join(t, keep, i, mk);
         changed = 1;
     }
     return changed;
@@ -233,12 +259,12 @@ static void drop_repeated_accesses(const trace *t, handler_model hm,
                 key.kind = ev->kind;
                 key.object = ev->object;
                 HASH_FIND(hh, seen, &key, sizeof key, s);
-                if (s && s->epoch == epoch[c] && !mk->constrained[e]) {
+                if (s && s->epoch == epoch[c] && !constrained(mk, e)) {
                     keep[e] = 0;
                     st->accesses++;
                     continue;
                 }
-                if (!mk->release[e]) {
+                if (!is_release(mk, e)) {
                     if (!s) {
                         s = malloc(sizeof *s);
                         s->key = key;
@@ -247,7 +273,7 @@ static void drop_repeated_accesses(const trace *t, handler_model hm,
                     s->epoch = epoch[c];
                 }
             }
-            if (mk->release[e])
+            if (is_release(mk, e))
                 epoch[c]++;
         }
     }
@@ -263,19 +289,19 @@ uint8_t *prune_trace(const trace *t, handler_model hm, prune_stats *st)
     uint8_t *keep = malloc(t->n_events + 1);
     memset(keep, 1, t->n_events + 1);
     memset(st, 0, sizeof *st);
-    marks mk = {malloc(t->n_events + 1), malloc(t->n_events + 1),
-                malloc(sizeof(uint32_t) * (t->n_events + 1))};
+    marks mk = {calloc(t->n_events + 1, sizeof(uint32_t)),
+                calloc(t->n_events + 1, sizeof(uint32_t)),
+                calloc(t->n_events + 1, 1)};
+    find_marks(t, hm, keep, &mk);
     int changed = 1;
     while (changed) {
         st->rounds++;
-        find_marks(t, hm, keep, &mk);
         changed = drop_idle_events(t, keep, &mk, st);
-        if (!changed)
-            changed = drop_idle_threads(t, hm, keep, &mk, st);
+        changed |= drop_idle_threads(t, hm, keep, &mk, st);
     }
     drop_repeated_accesses(t, hm, keep, &mk, st);
-    free(mk.constrained);
-    free(mk.release);
-    free(mk.degree);
+    free(mk.before);
+    free(mk.after);
+    free(mk.query);
     return keep;
 }
