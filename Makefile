@@ -102,6 +102,7 @@ check-valgrind: all
 	@./tests/valgrind-traces
 
 bench: all
+	@./scripts/install-deps --bench
 	./benchmarks/run
 
 fuzz: deps
