@@ -29,6 +29,8 @@ SAN_FLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 FUZZ_SECONDS ?= 600
 
 .PHONY: all deps demo check check-sanitized check-valgrind bench fuzz clean
+# keep object files of pattern rules (no "rm" after a build)
+.SECONDARY:
 all: deps $(BINS)
 
 deps:
