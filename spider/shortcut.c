@@ -33,6 +33,7 @@ typedef struct graph {
     uint32_t *start;     /* in-edges of dense event i: src[start[i]..start[i+1]) */
     uint32_t *src;
     uint32_t *topo;      /* dense events in a topological order */
+    uint8_t *cross_out;  /* the earlier side of an edge between chains */
     int acyclic;
 } graph;
 
@@ -178,6 +179,12 @@ static void build_graph(engine *e, graph *g, const hb_edge *edges, uint32_t n_ed
                 g->topo[tail++] = dst[k];
     }
     g->acyclic = tail == n;
+    g->cross_out = calloc(n + 1, 1);
+    for (uint32_t i = 0; i < n_edges; i++) {
+        uint32_t a = e->dense[edges[i].before], b = e->dense[edges[i].after];
+        if (e->chain[a] != e->chain[b] || e->pos[a] + 1 != e->pos[b])
+            g->cross_out[a] = 1;
+    }
     free(out_deg);
     free(out_start);
     free(dst);
@@ -321,57 +328,85 @@ static void find_held_sections(engine *e)
 
 /* ---- per-node sweeps ------------------------------------------------------- */
 
-/* Vector clocks of one batch: M[d][local chain] = the last position on
- * that chain (of this batch) of an event that reaches d or is d, -1 for
- * none.  Rows of events no batch event reaches are left unwritten and
- * marked empty: in a large run most events are, and it saves their time. */
+/* Vector clocks of one batch, restricted to its chains: the clock of d
+ * gives, per chain, the last position of an event that reaches d or is d
+ * (-1: none).  Only the current clock of each chain is kept as the sweep
+ * goes; a clock is stored for the events that other chains read (sources
+ * of edges between chains) and for those the batch's queries ask about.
+ * Work per batch: one step per event, plus one clock-sized merge or copy
+ * per edge between chains and per stored event. */
+enum { NO_ROW = UINT32_MAX, EMPTY_ROW = UINT32_MAX - 1 };
+
 typedef struct clocks {
-    int32_t *M;
-    uint8_t *empty;
-    uint32_t k;
+    uint32_t k;          /* chains in the batch */
+    int32_t *cur;        /* per chain (all chains): its current clock */
+    uint8_t *cur_set;    /* the current clock holds something */
+    int32_t *rows;       /* stored clocks */
+    uint32_t n_rows, cap_rows;
+    uint32_t *row_of;    /* dense event -> stored clock, NO_ROW, EMPTY_ROW */
+    const uint8_t *needed; /* the batch's queries ask about it */
 } clocks;
+
+static uint32_t store_row(clocks *vc, const int32_t *row)
+{
+    if (vc->n_rows == vc->cap_rows) {
+        vc->cap_rows = vc->cap_rows ? 2 * vc->cap_rows : 1024;
+        vc->rows = realloc(vc->rows, (size_t)vc->cap_rows * vc->k * sizeof(int32_t));
+    }
+    memcpy(vc->rows + (size_t)vc->n_rows * vc->k, row, vc->k * sizeof *row);
+    return vc->n_rows++;
+}
 
 static void sweep(const engine *e, const graph *g, uint32_t batch, clocks *vc)
 {
     uint32_t k = vc->k;
+    memset(vc->cur_set, 0, e->n_chains);
+    vc->n_rows = 0;
     for (uint32_t i = 0; i < e->n; i++) {
         uint32_t d = g->topo[i], ch = e->chain[d];
-        int32_t *row = vc->M + (size_t)d * k;
-        int own = e->chain_batch[ch] == batch, filled = 0;
+        int32_t *row = vc->cur + (size_t)ch * k;
         for (uint32_t s = g->start[d]; s < g->start[d + 1]; s++) {
             uint32_t p = g->src[s];
-            if (vc->empty[p])
+            if (e->chain[p] == ch && e->pos[p] + 1 == e->pos[d])
+                continue; /* the chain's current clock is p's */
+            uint32_t r = vc->row_of[p];
+            if (r == EMPTY_ROW || r == NO_ROW)
                 continue;
-            const int32_t *from = vc->M + (size_t)p * k;
-            if (!filled) {
+            const int32_t *from = vc->rows + (size_t)r * k;
+            if (!vc->cur_set[ch]) {
                 memcpy(row, from, k * sizeof *row);
-                filled = 1;
+                vc->cur_set[ch] = 1;
                 continue;
             }
             for (uint32_t c = 0; c < k; c++)
                 if (from[c] > row[c])
                     row[c] = from[c];
         }
-        if (!filled && !own) {
-            vc->empty[d] = 1;
-            continue;
+        if (e->chain_batch[ch] == batch) {
+            if (!vc->cur_set[ch]) {
+                for (uint32_t c = 0; c < k; c++)
+                    row[c] = -1;
+                vc->cur_set[ch] = 1;
+            }
+            if ((int32_t)e->pos[d] > row[e->chain_local[ch]])
+                row[e->chain_local[ch]] = (int32_t)e->pos[d];
         }
-        vc->empty[d] = 0;
-        if (!filled)
-            for (uint32_t c = 0; c < k; c++)
-                row[c] = -1;
-        if (own && (int32_t)e->pos[d] > row[e->chain_local[ch]])
-            row[e->chain_local[ch]] = (int32_t)e->pos[d];
+        if (g->cross_out[d] || vc->needed[d])
+            vc->row_of[d] = vc->cur_set[ch] ? store_row(vc, row) : EMPTY_ROW;
+        else
+            vc->row_of[d] = NO_ROW;
+        row = vc->cur + (size_t)ch * k; /* store_row may not move cur */
     }
 }
 
-/* Does x reach y (x ≠ y) in the swept graph?  x must be in the batch. */
+/* Does x reach y (x ≠ y) in the swept graph?  x must be in the batch and
+ * y an event the batch's queries ask about. */
 static int reaches(const engine *e, const clocks *vc, uint32_t x, uint32_t y)
 {
-    uint32_t dx = e->dense[x], dy = e->dense[y];
-    if (vc->empty[dy])
+    uint32_t dx = e->dense[x], r = vc->row_of[e->dense[y]];
+    if (r == EMPTY_ROW || r == NO_ROW)
         return 0;
-    return vc->M[(size_t)dy * vc->k + e->chain_local[e->chain[dx]]] >=
+    return vc->rows[(size_t)r * vc->k + e->chain_local[e->chain[dx]]] >=
            (int32_t)e->pos[dx];
 }
 
@@ -439,6 +474,29 @@ static uint32_t home_batch(const engine *e, const hb_query *q)
     return e->node_batch[e->thread_node[e->t->events[ev].thread]];
 }
 
+/* Marks what the queries of one batch ask about: both events of each
+ * query, and the sections that hold the accesses (lock exclusion). */
+static void mark_needed(const engine *e, const hb_query *q, const uint32_t *order,
+                        uint32_t from, uint32_t to, uint8_t *needed, int set)
+{
+    const trace *t = e->t;
+    for (uint32_t i = from; i < to; i++) {
+        const hb_query *x = &q[order[i]];
+        uint32_t ev[2] = {x->a, x->b};
+        for (int j = 0; j < 2; j++) {
+            uint32_t d = e->dense[ev[j]];
+            needed[d] = (uint8_t)set;
+            if (x->kind != QUERY_SIMULTANEOUS || e->held_first[d] < 0)
+                continue;
+            for (const uint32_t *h = e->held + e->held_first[d]; *h != UINT32_MAX; h++) {
+                needed[e->dense[t->sections[*h].acquire]] = (uint8_t)set;
+                if (t->sections[*h].release != NONE)
+                    needed[e->dense[t->sections[*h].release]] = (uint8_t)set;
+            }
+        }
+    }
+}
+
 static void decide_by_batch(engine *e, const hb_query *q, size_t n,
                             hb_answer *answers, shortcut_stats *st)
 {
@@ -450,37 +508,54 @@ static void decide_by_batch(engine *e, const hb_query *q, size_t n,
         start[v + 2] += start[v + 1];
     for (size_t i = 0; i < n; i++)
         order[start[home_batch(e, &q[i]) + 1]++] = (uint32_t)i;
+    uint8_t *needed = calloc(e->n + 1, 1);
+    clocks u = {.row_of = malloc(sizeof(uint32_t) * (e->n + 1)), .needed = needed,
+                .cur_set = malloc(e->n_chains + 1)};
+    clocks r = {.row_of = malloc(sizeof(uint32_t) * (e->n + 1)), .needed = needed,
+                .cur_set = malloc(e->n_chains + 1)};
     for (uint32_t v = 0; v < e->n_batches; v++) {
         uint32_t k = e->batch_chains[v];
-        size_t cells = (size_t)e->n * k;
         if (start[v] == start[v + 1])
             continue;
-        clocks u = {cells <= SHORTCUT_MAX_CELLS ? malloc(cells * sizeof(int32_t)) : NULL,
-                    malloc(e->n + 1), k};
-        clocks r = {u.M ? malloc(cells * sizeof(int32_t)) : NULL, malloc(e->n + 1), k};
-        if (!r.M) { /* too many chains on this node: Z3 decides its queries */
+        size_t cells = (size_t)e->n_chains * k;
+        if (cells > SHORTCUT_MAX_CELLS) { /* too many chains: Z3 decides */
             for (uint32_t i = start[v]; i < start[v + 1]; i++)
                 answers[order[i]] = ANSWER_UNKNOWN;
             st->undecided += start[v + 1] - start[v];
             st->nodes_skipped++;
-        } else {
-            sweep(e, &e->u, v, &u);
-            if (e->r.acyclic)
-                sweep(e, &e->r, v, &r);
-            for (uint32_t i = start[v]; i < start[v + 1]; i++)
-                answers[order[i]] = decide(e, &u, &r, &q[order[i]], st);
+            continue;
         }
-        free(u.M);
-        free(u.empty);
-        free(r.M);
-        free(r.empty);
+        mark_needed(e, q, order, start[v], start[v + 1], needed, 1);
+        u.k = r.k = k;
+        u.cur = realloc(u.cur, cells * sizeof(int32_t) + 1);
+        r.cur = realloc(r.cur, cells * sizeof(int32_t) + 1);
+        u.n_rows = u.cap_rows = r.n_rows = r.cap_rows = 0;
+        free(u.rows);
+        free(r.rows);
+        u.rows = r.rows = NULL;
+        sweep(e, &e->u, v, &u);
+        if (e->r.acyclic)
+            sweep(e, &e->r, v, &r);
+        for (uint32_t i = start[v]; i < start[v + 1]; i++)
+            answers[order[i]] = decide(e, &u, &r, &q[order[i]], st);
+        mark_needed(e, q, order, start[v], start[v + 1], needed, 0);
     }
+    free(u.cur);
+    free(u.cur_set);
+    free(u.rows);
+    free(u.row_of);
+    free(r.cur);
+    free(r.cur_set);
+    free(r.rows);
+    free(r.row_of);
+    free(needed);
     free(start);
     free(order);
 }
 
 static void free_graph(graph *g)
 {
+    free(g->cross_out);
     free(g->start);
     free(g->src);
     free(g->topo);
