@@ -108,7 +108,12 @@ static void print_kind(const report *r, race_kind k, const style *st,
     size_t n = r->n_by_kind[k];
     fprintf(out, "\n%s%s%s: ", n ? st->red : st->bold, race_kind_title(k),
             st->off);
-    if (k == RACE_HANDLER)
+    if (n == 0 && k == RACE_HANDLER)
+        fprintf(out, "none\n");
+    else if (n == 0)
+        fprintf(out, "none (%llu candidates checked)\n",
+                (unsigned long long)s->candidates[k]);
+    else if (k == RACE_HANDLER)
         fprintf(out, "%zu (%llu instances from racing messages)\n", n,
                 (unsigned long long)s->instances[k]);
     else
