@@ -50,6 +50,12 @@ static void add_clause(builder *b, uint32_t *count, const hb_lit *lits,
     (*count)++;
 }
 
+void hb_edge_list_add(hb_edge_list *l, uint32_t before, uint32_t after)
+{
+    l->v = grow(l->v, &l->cap, l->n + 1, sizeof(hb_edge));
+    l->v[l->n++] = (hb_edge){before, after};
+}
+
 static hb_lit less(uint32_t a, uint32_t b)
 {
     return (hb_lit){LIT_LESS, a, b};

@@ -80,6 +80,14 @@ static inline uint32_t hb_chain_count(const trace *t, handler_model hm)
     return t->n_threads + (hm == HANDLERS_FLOATING ? t->n_handlers : 0);
 }
 
+/* A growable list of edges, for code that builds graphs out of Φ. */
+typedef struct hb_edge_list {
+    hb_edge *v;
+    uint32_t n, cap;
+} hb_edge_list;
+
+void hb_edge_list_add(hb_edge_list *l, uint32_t before, uint32_t after);
+
 /* Builds Φ for the events e with keep[e] != 0 (keep NULL = all). */
 hb_model *hb_model_build(const trace *t, const uint8_t *keep,
                          handler_model handlers);

@@ -25,25 +25,11 @@ typedef struct digraph {
     uint32_t *start, *dst;   /* out-edges */
 } digraph;
 
-typedef struct edge_buf {
-    hb_edge *v;
-    uint32_t n, cap;
-} edge_buf;
-
-static void push_edge(edge_buf *b, uint32_t from, uint32_t to)
-{
-    if (b->n == b->cap) {
-        b->cap = b->cap ? 2 * b->cap : 1024;
-        b->v = realloc(b->v, b->cap * sizeof *b->v);
-    }
-    b->v[b->n++] = (hb_edge){from, to};
-}
-
-static void link_all(edge_buf *b, const uint32_t *ev, uint32_t n)
+static void link_all(hb_edge_list *b, const uint32_t *ev, uint32_t n)
 {
     for (uint32_t i = 0; i + 1 < n; i++) {
-        push_edge(b, ev[i], ev[i + 1]);
-        push_edge(b, ev[i + 1], ev[i]);
+        hb_edge_list_add(b, ev[i], ev[i + 1]);
+        hb_edge_list_add(b, ev[i + 1], ev[i]);
     }
 }
 
@@ -72,9 +58,9 @@ static uint32_t clause_events(const hb_model *m, const hb_clause *c,
 
 static digraph build(const hb_model *m)
 {
-    edge_buf b = {0};
+    hb_edge_list b = {0};
     for (uint32_t i = 0; i < m->n_edges; i++)
-        push_edge(&b, m->edges[i].before, m->edges[i].after);
+        hb_edge_list_add(&b, m->edges[i].before, m->edges[i].after);
     uint32_t cap = 16, *ev = malloc(sizeof(uint32_t) * cap);
     for (uint32_t i = 0; i < m->n_clauses; i++) {
         const hb_clause *c = &m->clauses[i];
@@ -87,7 +73,7 @@ static digraph build(const hb_model *m)
         for (uint32_t k = 0; k < c->n; k++) {
             const hb_lit *l = &m->lits[c->first + k];
             if (l->kind == LIT_LESS)
-                push_edge(&b, l->a, l->b);
+                hb_edge_list_add(&b, l->a, l->b);
         }
         if (!same_after)
             link_all(&b, ev, n);

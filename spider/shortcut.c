@@ -126,20 +126,6 @@ static void build_chains(engine *e, handler_model hm)
 
 /* ---- graphs ------------------------------------------------------------------ */
 
-typedef struct edge_list {
-    hb_edge *v;
-    uint32_t n, cap;
-} edge_list;
-
-static void add(edge_list *l, uint32_t before, uint32_t after)
-{
-    if (l->n == l->cap) {
-        l->cap = l->cap ? 2 * l->cap : 1024;
-        l->v = realloc(l->v, l->cap * sizeof *l->v);
-    }
-    l->v[l->n++] = (hb_edge){before, after};
-}
-
 /* In-edge lists and a topological order (Kahn). */
 static void build_graph(engine *e, graph *g, const hb_edge *edges, uint32_t n_edges)
 {
@@ -200,7 +186,7 @@ static int observed_before(const engine *e, uint32_t a, uint32_t b)
 
 /* Picks the wait/notify booleans as observed: each WAIT takes the latest
  * NOTIFY before it (a NOTIFY wakes one WAIT at most).  0 if impossible. */
-static int choose_bools(const engine *e, uint8_t *value, edge_list *chosen)
+static int choose_bools(const engine *e, uint8_t *value, hb_edge_list *chosen)
 {
     const hb_model *m = e->m;
     const trace *t = e->t;
@@ -226,7 +212,7 @@ static int choose_bools(const engine *e, uint8_t *value, edge_list *chosen)
         else {
             value[best] = 1;
             used[m->choices[best].notify] = 1;
-            add(chosen, m->choices[best].notify, w);
+            hb_edge_list_add(chosen, m->choices[best].notify, w);
         }
         b = end;
     }
@@ -238,9 +224,9 @@ static int choose_bools(const engine *e, uint8_t *value, edge_list *chosen)
 static void build_resolved(engine *e)
 {
     const hb_model *m = e->m;
-    edge_list l = {0};
+    hb_edge_list l = {0};
     for (uint32_t i = 0; i < m->n_edges; i++)
-        add(&l, m->edges[i].before, m->edges[i].after);
+        hb_edge_list_add(&l, m->edges[i].before, m->edges[i].after);
     uint8_t *value = calloc(m->n_bools + 1, 1);
     int ok = choose_bools(e, value, &l);
     for (uint32_t c = 0; c < m->n_clauses && ok; c++) {
@@ -263,7 +249,7 @@ static void build_resolved(engine *e)
         if (pick < 0)
             ok = 0;
         else
-            add(&l, m->lits[pick].a, m->lits[pick].b);
+            hb_edge_list_add(&l, m->lits[pick].a, m->lits[pick].b);
     }
     build_graph(e, &e->r, l.v, l.n);
     if (!ok)
