@@ -114,8 +114,9 @@ static void print_kind(const report *r, race_kind k, const style *st,
         fprintf(out, "none (%llu candidates checked)\n",
                 (unsigned long long)s->candidates[k]);
     else if (k == RACE_HANDLER)
-        fprintf(out, "%zu (%llu instances from racing messages)\n", n,
-                (unsigned long long)s->instances[k]);
+        fprintf(out, "%zu (%llu %s from racing messages)\n", n,
+                (unsigned long long)s->instances[k],
+                plural(s->instances[k], "instance", "instances"));
     else
         fprintf(out, "%zu (%llu of %llu candidates race)\n", n,
                 (unsigned long long)s->instances[k],
