@@ -24,7 +24,8 @@ struct hb_solver {
     uint32_t n_constraints, asserted, upto;
 };
 
-/* Z3 reports errors through this; we record them and answer UNKNOWN. */
+/* Z3 reports errors through this instead of aborting; a failed check
+ * answers UNKNOWN, and hb_solver_new() looks at the error code. */
 static void on_z3_error(Z3_context ctx, Z3_error_code code)
 {
     (void)ctx;

@@ -49,11 +49,6 @@ static uint32_t loc_id(const trace *t, uint32_t e)
     return t->events[e].loc != STR_NONE ? t->events[e].loc : t->n_strings + e;
 }
 
-static const char *location(const trace *t, uint32_t e, char *buf, size_t len)
-{
-    return event_location(t, e, buf, len);
-}
-
 static uint32_t new_group(grouper *g, const group_key *key, uint32_t a,
                           uint32_t b)
 {
@@ -66,7 +61,8 @@ static uint32_t new_group(grouper *g, const group_key *key, uint32_t a,
     gs->key = *key;
     char la[64], lb[64];
     int a_is_lo = loc_id(g->t, a) == key->lo;
-    int c = strcmp(location(g->t, a, la, sizeof la), location(g->t, b, lb, sizeof lb));
+    int c = strcmp(event_location(g->t, a, la, sizeof la),
+                   event_location(g->t, b, lb, sizeof lb));
     gs->lo_first = a_is_lo ? c <= 0 : c >= 0;
     group_entry *entry = malloc(sizeof *entry);
     entry->key = *key;
@@ -195,7 +191,7 @@ static event_ref ref_of(const trace *t, uint32_t e)
     const event *ev = &t->events[e];
     return (event_ref){
         .thread = copy_str(t->strings[t->threads[ev->thread].name]),
-        .location = copy_str(location(t, e, buf, sizeof buf)),
+        .location = copy_str(event_location(t, e, buf, sizeof buf)),
         .file = copy_str(t->files[ev->file]), .line = ev->line,
         .type = event_kind_name(ev->kind)};
 }
@@ -449,6 +445,11 @@ static int ask_solver(const hb_model *m, const cand_list *l, hb_answer *answers,
         order = sorted;
         qsort_r(order, n_grouped, sizeof *order, by_group, l->c);
     }
+    if (n == 0) { /* the shortcuts decided everything */
+        free(order);
+        free(racing);
+        return 0;
+    }
     uint32_t *slices = hb_model_slices(m);
     slice_order so = {l->q, slices};
     qsort_r(order + n_grouped, n - n_grouped, sizeof *order, by_slice, &so);
@@ -550,9 +551,6 @@ static void fill_summary(report *r, const trace *t, const hb_model *m,
     s->constraints = hb_model_size(m);
     s->handlers_model = opts->handlers;
     s->solver_all = opts->solver == SOLVER_Z3;
-    r->files = malloc(sizeof(char *) * (t->n_files + 1));
-    for (uint32_t i = 0; i < t->n_files; i++)
-        r->files[i] = strdup(t->files[i]);
 }
 
 static double now(void)

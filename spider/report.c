@@ -41,9 +41,5 @@ void report_free(report *r)
     for (size_t i = 0; i < r->n_groups; i++)
         free_group(&r->groups[i]);
     free(r->groups);
-    if (r->files)
-        for (uint32_t i = 0; i < r->summary.files; i++)
-            free(r->files[i]);
-    free(r->files);
     free(r);
 }

@@ -42,7 +42,6 @@ typedef struct engine {
     const hb_model *m;
     uint32_t n;          /* kept events */
     uint32_t *dense;     /* event id -> dense index (UINT32_MAX if not kept) */
-    uint32_t *event_of;  /* dense index -> event id */
     uint32_t *chain;     /* dense -> chain id */
     uint32_t *pos;       /* dense -> position in its chain */
     uint32_t n_chains;
@@ -553,11 +552,8 @@ int shortcut_decide(const trace *t, const hb_model *m, handler_model hm,
 {
     engine e = {.t = t, .m = m};
     e.dense = malloc(sizeof(uint32_t) * (t->n_events + 1));
-    e.event_of = malloc(sizeof(uint32_t) * (m->n_kept + 1));
     for (uint32_t i = 0; i < t->n_events; i++) {
-        e.dense[i] = m->kept[i] ? e.n : UINT32_MAX;
-        if (m->kept[i])
-            e.event_of[e.n++] = i;
+        e.dense[i] = m->kept[i] ? e.n++ : UINT32_MAX;
     }
     e.chain = malloc(sizeof(uint32_t) * (e.n + 1));
     e.pos = malloc(sizeof(uint32_t) * (e.n + 1));
@@ -577,10 +573,8 @@ int shortcut_decide(const trace *t, const hb_model *m, handler_model hm,
         free(e.held_first);
         free(e.held);
     }
-    st->witness = consistent == 1;
     free_graph(&e.u);
     free(e.dense);
-    free(e.event_of);
     free(e.chain);
     free(e.pos);
     free(e.thread_node);

@@ -38,11 +38,10 @@ typedef enum spider_exit {
 typedef struct shortcut_stats {
     uint64_t unsat_ordered, unsat_locks, sat_witness, undecided;
     uint32_t nodes_skipped;          /* too many chains: left to Z3 */
-    int witness;
 } shortcut_stats;
 
-/* Per node, reachability needs kept events × the node's chains cells, twice;
- * above this the node's queries go to Z3. */
+/* A batch's sweep keeps a clock of the batch's width for every chain, twice;
+ * above this many cells its queries go to Z3. */
 #define SHORTCUT_MAX_CELLS ((size_t)64 << 20)
 
 int shortcut_decide(const trace *t, const hb_model *m, handler_model hm,
@@ -126,7 +125,6 @@ typedef struct report {
     size_t n_by_kind[RACE_KINDS];    /* groups with a proven race */
     race_group *open;                /* groups with undecided candidates only */
     size_t n_open;
-    char **files;                    /* the trace files read */
 } report;
 
 void report_free(report *r);

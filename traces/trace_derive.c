@@ -367,14 +367,11 @@ static void find_wait_candidates(trace *t)
     free(start);
 }
 
-int trace_derive(trace *t, const trace_options *opts, char *err, size_t len)
+void trace_derive(trace *t, const trace_options *opts)
 {
-    (void)err;
-    (void)len;
         build_program_order(t, opts->order);
     bind_handlers(t, opts);
     match_messages(t, opts);
     find_lock_sections(t, opts);
     find_wait_candidates(t);
-    return TRACE_OK;
 }

@@ -33,6 +33,6 @@ void trace_warn(trace *t, const trace_options *opts, const char *fmt, ...)
 
 /* Derives program order, handlers, matches, sections and waits once all
  * events are read. */
-int trace_derive(trace *t, const trace_options *opts, char *err, size_t len);
+void trace_derive(trace *t, const trace_options *opts);
 
 #endif

@@ -602,7 +602,7 @@ static int finish(load_state *ls, int rc, trace **out)
         rc = TRACE_ERR;
     }
     if (rc == TRACE_OK)
-        rc = trace_derive(ls->t, ls->opts, ls->err, ls->err_len);
+        trace_derive(ls->t, ls->opts);
     if (rc != TRACE_OK) {
         trace_free(ls->t);
         *out = NULL;
