@@ -13,12 +13,12 @@ CFLAGS += -std=gnu11 -Wall -Wextra -pthread -D_GNU_SOURCE
 LDLIBS = -lz3 -lcjson -lm -lpthread
 OBJ ?= build
 
-LIB_SRC = traces/trace_load.c traces/trace_intern.c traces/trace_derive.c \
+LIB_SRC = traces/alloc.c traces/trace_load.c traces/trace_intern.c traces/trace_derive.c \
           prune/prune.c \
           encode/encode.c encode/encode_z3.c encode/encode_smt2.c encode/encode_slice.c \
           spider/analysis.c spider/shortcut.c spider/solve.c spider/report.c \
           spider/report_text.c spider/report_json.c
-HEADERS = traces/trace.h traces/trace_internal.h encode/encode.h prune/prune.h \
+HEADERS = traces/alloc.h traces/trace.h traces/trace_internal.h encode/encode.h prune/prune.h \
           spider/spider.h
 LIB_OBJ = $(LIB_SRC:%.c=$(OBJ)/%.o)
 

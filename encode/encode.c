@@ -195,39 +195,42 @@ static int cmp_sections(const void *x, const void *y)
     return a->acquire < b->acquire ? -1 : a->acquire > b->acquire;
 }
 
-/* Two sections of one lock in different threads never overlap. */
+/* Two sections of one lock in different threads never overlap.  A
+ * constraint is added exactly when every event it names is kept: pruning
+ * (prune.h) drops only events that no constraint names, so a pruned Φ
+ * keeps every constraint of the unpruned one.  (Asking for the whole
+ * section to be kept instead loses "U1 < L2" of an open section L2 when
+ * L1, which that constraint does not name, was dropped.) */
 static void exclude(builder *b, const lock_section *x, const lock_section *y)
 {
     uint32_t *count = &b->m->counts.locks;
+    const uint8_t *kept = b->m->kept;
     if (x->release == NONE && y->release == NONE) {
         /* both hold to the end: impossible, and Φ must say so */
-        add_edge(b, count, x->acquire, y->acquire);
-        add_edge(b, count, y->acquire, x->acquire);
+        if (kept[x->acquire] && kept[y->acquire]) {
+            add_edge(b, count, x->acquire, y->acquire);
+            add_edge(b, count, y->acquire, x->acquire);
+        }
     } else if (x->release == NONE) {
-        add_edge(b, count, (uint32_t)y->release, x->acquire);
+        if (kept[y->release] && kept[x->acquire])
+            add_edge(b, count, (uint32_t)y->release, x->acquire);
     } else if (y->release == NONE) {
-        add_edge(b, count, (uint32_t)x->release, y->acquire);
-    } else {
+        if (kept[x->release] && kept[y->acquire])
+            add_edge(b, count, (uint32_t)x->release, y->acquire);
+    } else if (kept[x->acquire] && kept[x->release] && kept[y->acquire] &&
+               kept[y->release]) {
         hb_lit lits[2] = {less((uint32_t)x->release, y->acquire),
                           less((uint32_t)y->release, x->acquire)};
         add_clause(b, count, lits, 2);
     }
 }
 
-static int section_kept(const builder *b, const lock_section *s)
-{
-    return b->m->kept[s->acquire] &&
-           (s->release == NONE || b->m->kept[s->release]);
-}
-
 static void locks(builder *b)
 {
     const trace *t = b->t;
     lock_section *s = malloc(sizeof(lock_section) * (t->n_sections + 1));
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < t->n_sections; i++)
-        if (section_kept(b, &t->sections[i]))
-            s[n++] = t->sections[i];
+    uint32_t n = t->n_sections;
+    memcpy(s, t->sections, sizeof(lock_section) * n);
     qsort(s, n, sizeof *s, cmp_sections);
     for (uint32_t i = 0; i < n; i++)
         for (uint32_t j = i + 1; j < n && s[j].lock == s[i].lock; j++)

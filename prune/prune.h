@@ -4,33 +4,51 @@
  * prune_trace() decides which events of a trace the model needs; it never
  * mutates the trace.  The contract (SPEC §5, docs/pruning.md): the data,
  * message and handler race groups are the same with and without pruning;
- * only instance counts may drop.  Three rules, each with its argument:
+ * only instance counts may drop.
  *
- * 1. Events that order nothing.  A non-access event whose only constraints
- *    in Φ are its own chain's program order (an UNLOCK/LOCK of a lock no
- *    other thread takes, a SND nobody receives, an unmatched RCV, a
- *    HANDLERBEGIN/END in the nested model, LOG, CONNECT, ...) is dropped:
- *    Φ without it is exactly Φ with its variable projected away, so every
- *    query about the remaining events has the same answer.  A thread's
- *    first and last events stay (fork and join edges start there).
+ * The invariant every rule keeps: the pruned Φ has every constraint of
+ * the unpruned Φ but program order, and the fork/join edges of a thread
+ * dropped whole (rule 2).  An event that a constraint of Φ names is never
+ * "an event that orders nothing".  hb_model_build() adds a constraint
+ * exactly when every event it names is kept — for lock sections that is
+ * what the constraint names, not the whole section: of a section never
+ * released (L2 holds to the end) and a released one (L1, U1), Φ says
+ * U1 < L2 and names neither L1 nor anything after L2, so L1 may go while
+ * the constraint stays (tests/prune/open-lock-*.log were the
+ * counterexamples when the model asked for whole sections).  Three rules,
+ * each with its argument:
+ *
+ * 1. Events that order nothing.  A non-access event that no constraint of
+ *    Φ names but its own chain's program order (an UNLOCK/LOCK of a lock
+ *    no other thread takes, a SND nobody receives, an unmatched RCV, a
+ *    HANDLERBEGIN/END in the nested model, LOG, CONNECT, ...) is dropped.
+ *    Its variable occurs only in a < x < b of its chain, so Φ without it
+ *    (a < b) is exactly Φ with O(x) projected away (∃x. a < x < b ≡ a < b
+ *    over the integers up to a shift), and every query about the remaining
+ *    events has the same answer.  A thread's first and last events stay
+ *    (fork and join edges start there), and so do matched RCVs and their
+ *    first send (queries name them).
  *
  * 2. Threads that order nothing.  A thread none of whose remaining events
- *    has a constraint but its own program order and its fork/join edges,
- *    with no access left, and whose CREATE and JOINs lie in one chain (so
- *    that CREATE < JOIN is implied anyway), is dropped whole: again a
- *    projection.  Rules 1 and 2 repeat until nothing changes.
+ *    is named by a constraint but its own program order and its fork/join
+ *    edges, with no access left, and whose CREATE and JOINs lie in one
+ *    chain with the CREATE first (so that CREATE < JOIN holds without it),
+ *    is dropped whole: again a projection, of a chain whose only links to
+ *    the rest are implied.  Rules 1 and 2 repeat until nothing changes.
  *
  * 3. Repeated accesses (after ReX, Huang & Rajagopalan, ECOOP'17, made
  *    exact).  An access e is dropped when an earlier access e' of the same
  *    chain and handler has the same location, type and variable, and no
  *    event from e' up to e (e' included, e excluded) is a "release" — the
- *    earlier side of any constraint but program order.  Argument: in any
+ *    earlier side of any constraint but program order (an UNLOCK before
+ *    another thread's LOCK, a SND, a CREATE, a NOTIFY ...; an open LOCK is
+ *    only ever the later side, so it is not one).  Argument: in any
  *    model of Φ with O(e) = O(b), move e' and the events between them to
  *    just after O(e) (they only have constraints that want them later,
  *    and e to just after them): a model with O(e') = O(b).  So every race
  *    of e is a race of e', with the same locations; handler races too,
- *    since e' lies in the same handler.  e itself must have no constraint
- *    but program order, so that dropping it is a projection.
+ *    since e' lies in the same handler.  e itself must be named by no
+ *    constraint but program order, so that dropping it is a projection.
  *
  * The published algorithms are not used as they stand: the original
  * SPIDER keys ReX on location and a set of sockets/locks only (ignoring

@@ -38,6 +38,96 @@ static void expect_kept(const char *text, handler_model hm, const char *want)
 #define ACC(th, type, var, loc) \
     E(th, "\"type\":\"" type "\",\"variable\":\"" var "\",\"loc\":\"" loc "\"")
 
+/* ---- the pruned Φ keeps every constraint of Φ ------------------------------------ */
+
+static int has_edge(const hb_model *m, uint32_t a, uint32_t b)
+{
+    for (uint32_t i = 0; i < m->n_edges; i++)
+        if (m->edges[i].before == a && m->edges[i].after == b)
+            return 1;
+    return 0;
+}
+
+static int same_clause(const hb_model *x, const hb_clause *cx,
+                       const hb_model *y, const hb_clause *cy)
+{
+    if (cx->n != cy->n)
+        return 0;
+    for (uint32_t k = 0; k < cx->n; k++) {
+        const hb_lit *a = &x->lits[cx->first + k], *b = &y->lits[cy->first + k];
+        if (a->kind != b->kind || (a->kind == LIT_LESS && (a->a != b->a || a->b != b->b)))
+            return 0;
+    }
+    return 1;
+}
+
+/* Every edge of Φ between events of different threads and every clause
+ * over LESS atoms (locks, messages) is in the pruned Φ too, and the
+ * pruned Φ drops `want_dropped` events. */
+static void expect_constraints_kept(const char *text, handler_model hm,
+                                    uint32_t want_dropped)
+{
+    trace_options o = {0};
+    trace *t;
+    char err[256];
+    if (trace_load_buffer("p.log", text, strlen(text), &o, &t, err,
+                          sizeof err) != TRACE_OK)
+        fail_msg("load: %s", err);
+    prune_stats st;
+    uint8_t *keep = prune_trace(t, hm, &st);
+    hb_model *full = hb_model_build(t, NULL, hm);
+    hb_model *pruned = hb_model_build(t, keep, hm);
+    assert_int_equal(t->n_events - pruned->n_kept, want_dropped);
+    for (uint32_t i = 0; i < full->n_edges; i++) {
+        const hb_edge *e = &full->edges[i];
+        if (t->events[e->before].thread == t->events[e->after].thread)
+            continue;
+        if (!has_edge(pruned, e->before, e->after))
+            fail_msg("edge %u < %u lost", e->before, e->after);
+    }
+    for (uint32_t i = 0; i < full->n_clauses; i++) {
+        int found = 0;
+        for (uint32_t j = 0; j < pruned->n_clauses && !found; j++)
+            found = same_clause(full, &full->clauses[i], pruned, &pruned->clauses[j]);
+        if (!found)
+            fail_msg("clause %u lost", i);
+    }
+    hb_model_free(full);
+    hb_model_free(pruned);
+    free(keep);
+    trace_free(t);
+}
+
+/* Issue 9: w7's lock is never released, so w6's section ends before it
+ * starts.  The constraint names w6's UNLOCK and w7's LOCK only; w6's LOCK
+ * orders nothing and goes, and the constraint must stay. */
+static void open_section_keeps_its_constraint(void **state)
+{
+    (void)state;
+    const char *text = ACC("w6@n", "W", "y", "worker.yW.1")
+                       E("w6@n", "\"type\":\"LOCK\",\"variable\":\"L2\"")
+                       E("w6@n", "\"type\":\"UNLOCK\",\"variable\":\"L2\"")
+                       E("w7@n", "\"type\":\"LOCK\",\"variable\":\"L2\"")
+                       ACC("w7@n", "W", "y", "worker.yW.1");
+    expect_kept(text, HANDLERS_NESTED, "10111");
+    expect_constraints_kept(text, HANDLERS_NESTED, 1);
+    expect_constraints_kept(text, HANDLERS_FLOATING, 1);
+}
+
+/* Both sections of one lock never released: Φ is unsatisfiable, and the
+ * pruned Φ must say so as well. */
+static void two_open_sections_stay_contradictory(void **state)
+{
+    (void)state;
+    const char *text = E("a@n", "\"type\":\"START\"")
+                       E("a@n", "\"type\":\"LOCK\",\"variable\":\"L\"")
+                       ACC("a@n", "W", "x", "A.1")
+                       E("b@n", "\"type\":\"START\"")
+                       E("b@n", "\"type\":\"LOCK\",\"variable\":\"L\"")
+                       ACC("b@n", "W", "x", "B.1");
+    expect_constraints_kept(text, HANDLERS_NESTED, 0);
+}
+
 /* ---- rule 1: events that order nothing ------------------------------------------ */
 
 static void lock_of_one_thread_is_dropped(void **state)
@@ -263,6 +353,8 @@ int main(void)
         cmocka_unit_test(different_variable_type_or_loc_kept),
         cmocka_unit_test(different_handlers_kept),
         cmocka_unit_test(last_event_access_is_kept),
+        cmocka_unit_test(open_section_keeps_its_constraint),
+        cmocka_unit_test(two_open_sections_stay_contradictory),
     };
     return cmocka_run_group_tests_name("pruning rules", tests, NULL, NULL);
 }
