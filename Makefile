@@ -15,11 +15,13 @@ OBJ ?= build
 
 LIB_SRC = traces/alloc.c traces/trace_load.c traces/trace_intern.c traces/trace_derive.c \
           prune/prune.c \
-          encode/encode.c encode/encode_z3.c encode/encode_smt2.c encode/encode_slice.c \
-          spider/analysis.c spider/shortcut.c spider/solve.c spider/report.c \
+          encode/encode.c encode/encode_z3.c encode/encode_smt2.c encode/encode_slice.c encode/encode_query.c \
+          spider/engine.c spider/engine_shortcut.c spider/engine_pool.c \
+          spider/analysis_data.c spider/analysis_message.c spider/analysis_atomicity.c \
+          spider/report.c \
           spider/report_text.c spider/report_json.c
 HEADERS = traces/alloc.h traces/trace.h traces/trace_internal.h encode/encode.h prune/prune.h \
-          spider/spider.h
+          spider/spider.h spider/engine.h
 LIB_OBJ = $(LIB_SRC:%.c=$(OBJ)/%.o)
 
 BINS = bin/spider bin/cyclon-trace bin/json-baseline bin/gen-trace bin/check-smt2

@@ -99,22 +99,47 @@ static inline uint32_t hb_model_size(const hb_model *m)
     return m->n_edges + m->n_clauses;
 }
 
-/* One question about Φ. */
-typedef enum hb_query_kind {
-    QUERY_SIMULTANEOUS,              /* Φ ∧ O(a) = O(b) */
-    QUERY_BEFORE                     /* Φ ∧ O(a) < O(b) */
-} hb_query_kind;
+/* One question about Φ: Φ ∧ (a conjunction, or a disjunction, of up to
+ * HB_QUERY_ATOMS difference atoms over up to HB_QUERY_EVENTS events).
+ * Atom k compares ev[i] and ev[j]: O(ev[i]) < O(ev[j]), <=, or =.  The
+ * last event, ev[n_events-1], names the query's node (its "home"): every
+ * analysis asks about events of one node, except a message race's remote
+ * send, which is never last.  Build queries with the constructors below. */
+enum { HB_QUERY_EVENTS = 4, HB_QUERY_ATOMS = 4 };
+
+typedef enum hb_atom_kind { ATOM_LESS, ATOM_LESS_EQ, ATOM_EQUAL } hb_atom_kind;
+
+typedef struct hb_atom {
+    uint8_t kind;                    /* hb_atom_kind */
+    uint8_t i, j;                    /* indexes into hb_query.ev */
+} hb_atom;
 
 typedef struct hb_query {
-    uint8_t kind;                    /* hb_query_kind */
-    uint32_t a, b;
+    uint32_t ev[HB_QUERY_EVENTS];
+    uint8_t n_events, n_atoms;
+    uint8_t any;                     /* 0: every atom holds; 1: some atom */
+    hb_atom atoms[HB_QUERY_ATOMS];
 } hb_query;
+
+/* Φ ∧ O(a) = O(b): a and b can happen at the same time (a data race). */
+hb_query hb_query_simultaneous(uint32_t a, uint32_t b);
+/* Φ ∧ O(a) < O(b). */
+hb_query hb_query_before(uint32_t a, uint32_t b);
+/* Φ ∧ O(p) < O(r) < O(c): r can fall between p and c. */
+hb_query hb_query_between(uint32_t p, uint32_t r, uint32_t c);
+/* Φ ∧ (O(r) < O(p) ∨ O(c) < O(r)): r need not fall between p and c. */
+hb_query hb_query_outside(uint32_t p, uint32_t r, uint32_t c);
+
+/* Writes the query as "(assert ...)" in SMT-LIB2 over constants eN. */
+void hb_query_write_smt2(const hb_query *q, FILE *out);
 
 typedef enum hb_answer {
     ANSWER_UNSAT = 0,
     ANSWER_SAT = 1,
     ANSWER_UNKNOWN = 2,              /* undecided (e.g. a solver timeout) */
-    ANSWER_NOT_ASKED = 3             /* callers' mark: deliberately skipped */
+    ANSWER_NOT_ASKED = 3,            /* callers' mark: deliberately skipped */
+    ANSWER_ERROR = 4                 /* the solver failed: never a verdict;
+                                        hb_solver_error() says why */
 } hb_answer;
 
 /* Writes Φ as SMT-LIB2 (QF_IDL), followed by `query` and (check-sat) when
@@ -155,6 +180,8 @@ size_t hb_model_explain(const hb_model *m, uint32_t *events, size_t max);
 hb_answer hb_solver_check_model(hb_solver *s);
 /* One incremental check (push / assert / check / pop). */
 hb_answer hb_solver_check(hb_solver *s, const hb_query *q);
+/* Z3's message for the first error of this solver ("" if none). */
+const char *hb_solver_error(const hb_solver *s);
 void hb_solver_free(hb_solver *s);
 
 #endif

@@ -54,9 +54,7 @@ int hb_model_write_smt2(const hb_model *m, const trace *t,
         fputs(c->n == 1 ? ")\n" : "))\n", out);
     }
     if (query)
-        fprintf(out, "(assert (%s e%u e%u))\n",
-                query->kind == QUERY_SIMULTANEOUS ? "=" : "<", query->a,
-                query->b);
+        hb_query_write_smt2(query, out);
     fputs("(check-sat)\n", out);
     return ferror(out) ? -1 : 0;
 }

@@ -22,6 +22,7 @@ struct hb_solver {
     uint32_t *order;     /* constraint ids: edges, then n_edges + clause */
     uint32_t *position;  /* unit each constraint needs, by order index */
     uint32_t n_constraints, asserted, upto;
+    char error[256];     /* Z3's message for the first error, or "" */
 };
 
 /* Z3 reports errors through this instead of aborting; a failed check
@@ -225,21 +226,42 @@ hb_answer hb_solver_check_model(hb_solver *s)
     return answer_of(Z3_solver_check(s->ctx, s->solver));
 }
 
+/* The query as one Z3 term over its events' constants. */
+static Z3_ast query_term(hb_solver *s, const hb_query *q)
+{
+    Z3_context c = s->ctx;
+    Z3_ast atoms[HB_QUERY_ATOMS];
+    for (uint32_t k = 0; k < q->n_atoms; k++) {
+        Z3_ast a = var(s, q->ev[q->atoms[k].i]), b = var(s, q->ev[q->atoms[k].j]);
+        atoms[k] = q->atoms[k].kind == ATOM_LESS      ? Z3_mk_lt(c, a, b)
+                 : q->atoms[k].kind == ATOM_LESS_EQ ? Z3_mk_le(c, a, b)
+                                                    : Z3_mk_eq(c, a, b);
+    }
+    if (q->n_atoms == 1)
+        return atoms[0];
+    return q->any ? Z3_mk_or(c, q->n_atoms, atoms) : Z3_mk_and(c, q->n_atoms, atoms);
+}
+
 hb_answer hb_solver_check(hb_solver *s, const hb_query *q)
 {
     Z3_context c = s->ctx;
     if (s->unit) {
-        uint32_t ua = s->unit[q->a], ub = s->unit[q->b];
-        extend(s, ua > ub ? ua : ub);
+        uint32_t u = 0;
+        for (uint32_t i = 0; i < q->n_events; i++)
+            if (s->unit[q->ev[i]] > u)
+                u = s->unit[q->ev[i]];
+        extend(s, u);
     }
     Z3_solver_push(c, s->solver);
-    Z3_ast a = var(s, q->a), b = var(s, q->b);
-    Z3_ast goal = q->kind == QUERY_SIMULTANEOUS ? Z3_mk_eq(c, a, b)
-                                                : Z3_mk_lt(c, a, b);
-    Z3_solver_assert(c, s->solver, goal);
+    Z3_solver_assert(c, s->solver, query_term(s, q));
     hb_answer ans = answer_of(Z3_solver_check(c, s->solver));
     Z3_solver_pop(c, s->solver, 1);
     return ans;
+}
+
+const char *hb_solver_error(const hb_solver *s)
+{
+    return s->error;
 }
 
 void hb_solver_free(hb_solver *s)

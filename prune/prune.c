@@ -10,6 +10,8 @@
 #include <string.h>
 #include <uthash.h>
 
+#include "../traces/alloc.h"
+
 /* Φ's constraints other than program order, counted per event.  Computed
  * once, on the whole trace: dropping an event that orders nothing is a
  * projection and changes no other event's constraints, and dropping a
@@ -52,8 +54,8 @@ static void mark_query_events(const trace *t, marks *mk)
 static uint32_t *chain_next(const trace *t, handler_model hm, const uint8_t *keep)
 {
     uint32_t n_chains = hb_chain_count(t, hm);
-    uint32_t *last = malloc(sizeof(uint32_t) * (n_chains + 1));
-    uint32_t *next = malloc(sizeof(uint32_t) * (t->n_events + 1));
+    uint32_t *last = xmalloc(sizeof(uint32_t) * (n_chains + 1));
+    uint32_t *next = xmalloc(sizeof(uint32_t) * (t->n_events + 1));
     for (uint32_t c = 0; c < n_chains; c++)
         last[c] = UINT32_MAX;
     for (uint32_t i = 0; i < t->n_threads; i++) {
@@ -236,17 +238,67 @@ typedef struct seen_access {
     UT_hash_handle hh;
 } seen_access;
 
-static void drop_repeated_accesses(const trace *t, handler_model hm,
+/* --atomicity: the run of same-key accesses, consecutive among the
+ * accesses to one variable of one context, that e continues. */
+typedef struct run_key {
+    uint32_t chain;
+    int32_t handler, object;
+} run_key;
+
+typedef struct access_run {
+    run_key key;
+    uint32_t loc, kind;
+    uint32_t length;          /* accesses in the run so far */
+    uint32_t epoch;           /* the chain's epoch at the run's start */
+    uint32_t lock_events;     /* the thread's LOCK/UNLOCKs before it */
+    UT_hash_handle hh;
+} access_run;
+
+/* Whether e is the third or later access of its run (prune.h, rule 3
+ * with --atomicity); updates the runs. */
+static int late_in_run(access_run **runs, const event *ev, uint32_t chain,
+                       uint32_t loc, uint32_t epoch, uint32_t lock_events)
+{
+    run_key key;
+    memset(&key, 0, sizeof key);
+    key.chain = chain;
+    key.handler = ev->handler;
+    key.object = ev->object;
+    access_run *r;
+    HASH_FIND(hh, *runs, &key, sizeof key, r);
+    if (!r) {
+        r = xcalloc(1, sizeof *r);
+        r->key = key;
+        HASH_ADD(hh, *runs, key, sizeof key, r);
+    }
+    if (r->length && r->loc == loc && r->kind == ev->kind && r->epoch == epoch &&
+        r->lock_events == lock_events) {
+        r->length++;
+    } else {
+        r->loc = loc;
+        r->kind = ev->kind;
+        r->length = 1;
+        r->epoch = epoch;
+        r->lock_events = lock_events;
+    }
+    return r->length >= 3;
+}
+
+static void drop_repeated_accesses(const trace *t, const prune_options *o,
                                    uint8_t *keep, const marks *mk,
                                    prune_stats *st)
 {
-    uint32_t *epoch = calloc(hb_chain_count(t, hm) + 1, sizeof(uint32_t));
+    handler_model hm = o->handlers;
+    uint32_t *epoch = xcalloc(hb_chain_count(t, hm) + 1, sizeof(uint32_t));
     seen_access *seen = NULL, *s, *tmp;
+    access_run *runs = NULL, *r, *rtmp;
     for (uint32_t i = 0; i < t->n_threads; i++) {
         const thread_info *th = &t->threads[i];
+        uint32_t lock_events = 0;
         for (uint32_t k = 0; k < th->n_events; k++) {
             uint32_t e = th->events[k];
             const event *ev = &t->events[e];
+            lock_events += ev->kind == EV_LOCK || ev->kind == EV_UNLOCK;
             if (!keep[e])
                 continue;
             uint32_t c = hb_chain_of(t, hm, e);
@@ -259,14 +311,16 @@ static void drop_repeated_accesses(const trace *t, handler_model hm,
                 key.kind = ev->kind;
                 key.object = ev->object;
                 HASH_FIND(hh, seen, &key, sizeof key, s);
-                if (s && s->epoch == epoch[c] && !constrained(mk, e)) {
+                int late = !o->atomicity ||
+                           late_in_run(&runs, ev, c, key.loc, epoch[c], lock_events);
+                if (s && s->epoch == epoch[c] && !constrained(mk, e) && late) {
                     keep[e] = 0;
                     st->accesses++;
                     continue;
                 }
                 if (!is_release(mk, e)) {
                     if (!s) {
-                        s = malloc(sizeof *s);
+                        s = xmalloc(sizeof *s);
                         s->key = key;
                         HASH_ADD(hh, seen, key, sizeof key, s);
                     }
@@ -281,17 +335,22 @@ static void drop_repeated_accesses(const trace *t, handler_model hm,
         HASH_DEL(seen, s);
         free(s);
     }
+    HASH_ITER(hh, runs, r, rtmp) {
+        HASH_DEL(runs, r);
+        free(r);
+    }
     free(epoch);
 }
 
-uint8_t *prune_trace(const trace *t, handler_model hm, prune_stats *st)
+uint8_t *prune_trace(const trace *t, const prune_options *o, prune_stats *st)
 {
-    uint8_t *keep = malloc(t->n_events + 1);
+    handler_model hm = o->handlers;
+    uint8_t *keep = xmalloc(t->n_events + 1);
     memset(keep, 1, t->n_events + 1);
     memset(st, 0, sizeof *st);
-    marks mk = {calloc(t->n_events + 1, sizeof(uint32_t)),
-                calloc(t->n_events + 1, sizeof(uint32_t)),
-                calloc(t->n_events + 1, 1)};
+    marks mk = {xcalloc(t->n_events + 1, sizeof(uint32_t)),
+                xcalloc(t->n_events + 1, sizeof(uint32_t)),
+                xcalloc(t->n_events + 1, 1)};
     find_marks(t, hm, keep, &mk);
     int changed = 1;
     while (changed) {
@@ -299,7 +358,7 @@ uint8_t *prune_trace(const trace *t, handler_model hm, prune_stats *st)
         changed = drop_idle_events(t, keep, &mk, st);
         changed |= drop_idle_threads(t, hm, keep, &mk, st);
     }
-    drop_repeated_accesses(t, hm, keep, &mk, st);
+    drop_repeated_accesses(t, o, keep, &mk, st);
     free(mk.before);
     free(mk.after);
     free(mk.query);

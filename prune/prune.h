@@ -50,6 +50,27 @@
  *    since e' lies in the same handler.  e itself must be named by no
  *    constraint but program order, so that dropping it is a projection.
  *
+ *    With --atomicity, dropping an access changes which accesses are
+ *    consecutive, so rule 3 holds back more: it drops e only as the third
+ *    (or later) access of a run e1, e2, ..., e of accesses that are
+ *    consecutive among the accesses to the variable in one context, all
+ *    with the same location and type, no release from e1 up to e, and no
+ *    LOCK or UNLOCK between them.  Why each group stays (the same moves
+ *    as above: a block of events that only want to be later can move to
+ *    just before a later event of its chain):
+ *    - (e, r, next) with p = e: (e2, r, next) has the same locations;
+ *      a run with e < r < next has e2 < r too, and one with r < e or
+ *      next < r gives one with r < e2 or next < r by moving e2's block
+ *      to just before e.
+ *    - (e2, r, e) with c = e: (e1, r, e2) has the same locations: move
+ *      the block [e2, e) to just before e (r < e2 then), or [e1, e2) to
+ *      just before e2 for "not forced".
+ *    - r = e in another context's (p, e, c): (p, e2, c) stands for it,
+ *      moving e2's block to just before e.
+ *    - --atomic-region=lock: no LOCK/UNLOCK in the run, so e1, e2, e
+ *      and their neighbours lie in the same sections.
+ *    Only counts (and the smallest gap) may change.
+ *
  * The published algorithms are not used as they stand: the original
  * SPIDER keys ReX on location and a set of sockets/locks only (ignoring
  * the variable, the access type and the order of releases), which drops
@@ -73,7 +94,13 @@ typedef struct prune_stats {
     uint32_t rounds;          /* rounds of rules 1 and 2 */
 } prune_stats;
 
-/* Which events to keep (1) or drop (0) for handler model hm. */
-uint8_t *prune_trace(const trace *t, handler_model hm, prune_stats *st);
+typedef struct prune_options {
+    handler_model handlers;
+    int atomicity;            /* atomicity groups must stay too (rule 3) */
+} prune_options;
+
+/* Which events to keep (1) or drop (0).  Never fails (allocation failure
+ * ends the run, traces/alloc.h). */
+uint8_t *prune_trace(const trace *t, const prune_options *o, prune_stats *st);
 
 #endif

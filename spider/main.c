@@ -23,12 +23,16 @@ typedef struct cli {
     solver_mode solver;
     int all_instances;
     int no_prune;
+    int atomicity;
+    unsigned patterns;
+    atomic_region region;
 } cli;
 
 static const char usage[] =
     "usage: spider [options] TRACE...\n"
-    "Finds data races, message races and handler races in traces of a\n"
-    "distributed system (Falcon JSON: files, or directories of files).\n"
+    "Finds data races, message races and handler races (and, on request,\n"
+    "atomicity violations) in traces of a distributed system (Falcon JSON:\n"
+    "files, or directories of files).\n"
     "\n"
     "  -f, --format=text|json      report format (default text)\n"
     "      --handlers=nested|floating\n"
@@ -44,6 +48,18 @@ static const char usage[] =
     "                              already proven racy)\n"
     "      --no-prune              analyse every event (pruning changes no race\n"
     "                              group, only instance counts)\n"
+    "      --atomicity             also report atomicity violations: an access\n"
+    "                              of another thread can fall between two\n"
+    "                              consecutive accesses p, c of a context\n"
+    "      --atomicity-patterns=LIST\n"
+    "                              the types (p, r, c) to report, comma-\n"
+    "                              separated from RRR RRW RWR RWW WRR WRW WWR\n"
+    "                              WWW, or 'all' (default RWR,WWR,WRW,RWW:\n"
+    "                              AVIO's unserializable ones)\n"
+    "      --atomic-region=access|lock|handler\n"
+    "                              p and c: consecutive accesses (default),\n"
+    "                              also in one critical section, or in one\n"
+    "                              message handler\n"
     "      --emit-smt2=FILE        write the model as SMT-LIB2 (QF_IDL)\n"
     "      --lenient               skip bad events with a warning\n"
     "      --timeout-ms=N          per-query solver timeout (0 = none)\n"
@@ -60,7 +76,8 @@ static const char usage[] =
     "3 incomplete: some candidates undecided (timeout) or interrupted.\n";
 
 enum { OPT_HANDLERS = 256, OPT_ORDER, OPT_SMT2, OPT_LENIENT, OPT_TIMEOUT,
-       OPT_Z3, OPT_NO_TIMINGS, OPT_COLOR, OPT_SOLVER, OPT_ALL, OPT_NO_PRUNE };
+       OPT_Z3, OPT_NO_TIMINGS, OPT_COLOR, OPT_SOLVER, OPT_ALL, OPT_NO_PRUNE,
+       OPT_ATOMICITY, OPT_PATTERNS, OPT_REGION };
 
 static const struct option long_options[] = {
     {"format", required_argument, NULL, 'f'},
@@ -76,6 +93,9 @@ static const struct option long_options[] = {
     {"solver", required_argument, NULL, OPT_SOLVER},
     {"all-instances", no_argument, NULL, OPT_ALL},
     {"no-prune", no_argument, NULL, OPT_NO_PRUNE},
+    {"atomicity", no_argument, NULL, OPT_ATOMICITY},
+    {"atomicity-patterns", required_argument, NULL, OPT_PATTERNS},
+    {"atomic-region", required_argument, NULL, OPT_REGION},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -109,6 +129,36 @@ static int parse_count(const char *option, const char *value, unsigned *out,
     return 0;
 }
 
+/* "RWR,WWW" or "all" as a PATTERN_BIT set; -1 with a message if bad. */
+static int parse_patterns(const char *value, unsigned *out)
+{
+    if (strcmp(value, "all") == 0) {
+        *out = 0xff;
+        return 0;
+    }
+    unsigned set = 0;
+    for (const char *p = value; *p;) {
+        size_t n = strcspn(p, ",");
+        int ok = n == 3;
+        for (size_t i = 0; i < 3 && ok; i++)
+            ok = p[i] == 'R' || p[i] == 'W';
+        if (!ok) {
+            fprintf(stderr, "spider: --atomicity-patterns: '%.*s' is not a "
+                    "pattern (three letters R or W, e.g. RWR), nor 'all'\n",
+                    (int)n, p);
+            return -1;
+        }
+        set |= PATTERN_BIT(p[0] == 'W', p[1] == 'W', p[2] == 'W');
+        p += n + (p[n] == ',');
+    }
+    if (!set) {
+        fputs("spider: --atomicity-patterns: no pattern given\n", stderr);
+        return -1;
+    }
+    *out = set;
+    return 0;
+}
+
 static int parse_option(cli *c, int opt, const char *arg)
 {
     static const char *const formats[] = {"text", "json", NULL};
@@ -117,6 +167,7 @@ static int parse_option(cli *c, int opt, const char *arg)
     static const char *const configs[] = {"fast", "default", NULL};
     static const char *const colors[] = {"auto", "always", "never", NULL};
     static const char *const solvers[] = {"auto", "z3", NULL};
+    static const char *const regions[] = {"access", "lock", "handler", NULL};
     int i;
     switch (opt) {
     case 'f':
@@ -165,6 +216,18 @@ static int parse_option(cli *c, int opt, const char *arg)
         return 0;
     case OPT_NO_PRUNE:
         c->no_prune = 1;
+        return 0;
+    case OPT_ATOMICITY:
+        c->atomicity = 1;
+        return 0;
+    case OPT_PATTERNS:
+        c->atomicity = 1;
+        return parse_patterns(arg, &c->patterns);
+    case OPT_REGION:
+        if ((i = choose("atomic-region", arg, regions)) < 0)
+            return -1;
+        c->atomicity = 1;
+        c->region = (atomic_region)i;
         return 0;
     case 'q':
         c->quiet = 1;
@@ -221,7 +284,8 @@ static int write_smt2(const char *path, const hb_model *m, const trace *t)
 int main(int argc, char **argv)
 {
     cli c = {.handlers = HANDLERS_NESTED, .order = ORDER_FILE,
-             .timings = 1, .tuning = TUNING_FAST};
+             .timings = 1, .tuning = TUNING_FAST, .patterns = PATTERNS_AVIO,
+             .region = REGION_ACCESS};
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     c.jobs = cpus > 0 ? (unsigned)cpus : 1;
     c.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
@@ -261,8 +325,9 @@ int main(int argc, char **argv)
         goto cleanup;
     }
     double loaded = now();
+    prune_options popt = {.handlers = c.handlers, .atomicity = c.atomicity};
     if (!c.no_prune)
-        keep = prune_trace(t, c.handlers, &pruning);
+        keep = prune_trace(t, &popt, &pruning);
     double pruned = now();
     m = hb_model_build(t, keep, c.handlers);
     double encoded = now();
@@ -272,7 +337,9 @@ int main(int argc, char **argv)
                               .solver = c.solver,
                               .all_instances = c.all_instances,
                               .tuning = c.tuning, .timeout_ms = c.timeout_ms,
-                              .stop = &stop_requested};
+                              .stop = &stop_requested,
+                              .atomicity = c.atomicity,
+                              .patterns = c.patterns, .region = c.region};
     catch_stop_signals();
     r = analyse(t, m, &aopts, err, sizeof err);
     if (!r) {

@@ -1,16 +1,10 @@
 /*
- * report.c — the report model's lifetime and names.
+ * report.c — the report model's lifetime.  (Kind names live with each
+ * analysis: race_kind_title() and race_kind_key() in engine.c.)
  */
 #include "spider.h"
 
 #include <stdlib.h>
-
-const char *race_kind_title(race_kind k)
-{
-    static const char *const titles[RACE_KINDS] = {
-        "Data races", "Message races", "Handler races"};
-    return k < RACE_KINDS ? titles[k] : "?";
-}
 
 static void free_ref(event_ref *e)
 {
@@ -21,14 +15,12 @@ static void free_ref(event_ref *e)
 
 static void free_group(race_group *g)
 {
-    free(g->locations[0]);
-    free(g->locations[1]);
+    for (uint32_t i = 0; i < GROUP_EVENTS; i++) {
+        free(g->locations[i]);
+        free_ref(&g->events[i]);
+    }
     free(g->node);
     free(g->variable);
-    free_ref(&g->first);
-    free_ref(&g->second);
-    free_ref(&g->first_rcv);
-    free_ref(&g->second_rcv);
 }
 
 void report_free(report *r)

@@ -21,33 +21,40 @@ static cJSON *event_json(const event_ref *e)
     cJSON_AddStringToObject(o, "location", e->location);
     cJSON_AddStringToObject(o, "file", e->file);
     add_u64(o, "line", e->line);
+    add_u64(o, "index", e->index);
     return o;
+}
+
+static cJSON *events_json(const race_group *g, uint32_t from, uint32_t to)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (uint32_t i = from; i < to; i++)
+        cJSON_AddItemToArray(a, event_json(&g->events[i]));
+    return a;
 }
 
 static cJSON *group_json(const race_group *g)
 {
     cJSON *o = cJSON_CreateObject();
-    const char *locs[2] = {g->locations[0], g->locations[1]};
-    cJSON_AddItemToObject(o, "locations", cJSON_CreateStringArray(locs, 2));
+    cJSON_AddItemToObject(o, "locations",
+                          cJSON_CreateStringArray((const char *const *)g->locations,
+                                                  (int)g->n_locations));
+    if (g->kind == RACE_ATOMICITY)
+        cJSON_AddStringToObject(o, "pattern", g->pattern);
     if (g->variable)
         cJSON_AddStringToObject(o, "variable", g->variable);
     cJSON_AddStringToObject(o, "node", g->node);
     add_u64(o, "count", g->count);
+    if (g->kind == RACE_ATOMICITY)
+        add_u64(o, "gap", g->gap);
     add_u64(o, "unchecked", g->unchecked);
     add_u64(o, "undecided", g->undecided);
     cJSON *inst = cJSON_CreateObject();
-    if (g->kind == RACE_MESSAGE) {
-        cJSON_AddItemToObject(inst, "sends", cJSON_CreateArray());
-        cJSON *sends = cJSON_GetObjectItem(inst, "sends");
-        cJSON_AddItemToArray(sends, event_json(&g->first));
-        cJSON_AddItemToArray(sends, event_json(&g->second));
-        cJSON *rcvs = cJSON_AddArrayToObject(inst, "receives");
-        cJSON_AddItemToArray(rcvs, event_json(&g->first_rcv));
-        cJSON_AddItemToArray(rcvs, event_json(&g->second_rcv));
+    if (g->kind == RACE_MESSAGE) { /* two sends, then their receives */
+        cJSON_AddItemToObject(inst, "sends", events_json(g, 0, 2));
+        cJSON_AddItemToObject(inst, "receives", events_json(g, 2, 4));
     } else {
-        cJSON *acc = cJSON_AddArrayToObject(inst, "accesses");
-        cJSON_AddItemToArray(acc, event_json(&g->first));
-        cJSON_AddItemToArray(acc, event_json(&g->second));
+        cJSON_AddItemToObject(inst, "accesses", events_json(g, 0, g->n_events));
     }
     cJSON_AddItemToObject(o, "instance", inst);
     return o;
@@ -101,10 +108,14 @@ static cJSON *summary_json(const report *r)
     cJSON *cand = cJSON_AddObjectToObject(o, "candidates");
     add_u64(cand, "data", s->candidates[RACE_DATA]);
     add_u64(cand, "message", s->candidates[RACE_MESSAGE]);
+    if (s->enabled[RACE_ATOMICITY])
+        add_u64(cand, "atomicity", s->candidates[RACE_ATOMICITY]);
     cJSON *inst = cJSON_AddObjectToObject(o, "instances");
     add_u64(inst, "data", s->instances[RACE_DATA]);
     add_u64(inst, "message", s->instances[RACE_MESSAGE]);
     add_u64(inst, "handler", s->instances[RACE_HANDLER]);
+    if (s->enabled[RACE_ATOMICITY])
+        add_u64(inst, "atomicity", s->instances[RACE_ATOMICITY]);
     cJSON *dec = cJSON_AddObjectToObject(o, "decided");
     cJSON_AddStringToObject(dec, "solver", s->solver_all ? "z3" : "auto");
     add_u64(dec, "shortcut_unsat", s->by_shortcut_unsat);
@@ -121,13 +132,13 @@ static cJSON *summary_json(const report *r)
 
 void report_print_json(const report *r, const print_options *opts, FILE *out)
 {
-    static const char *const keys[RACE_KINDS] = {
-        "data_races", "message_races", "handler_races"};
     cJSON *root = cJSON_CreateObject();
     cJSON_AddItemToObject(root, "summary", summary_json(r));
     cJSON *arrays[RACE_KINDS];
-    for (int k = 0; k < RACE_KINDS; k++)
-        arrays[k] = cJSON_AddArrayToObject(root, keys[k]);
+    for (int k = 0; k < RACE_KINDS; k++) /* kinds that ran */
+        arrays[k] = r->summary.enabled[k]
+                        ? cJSON_AddArrayToObject(root, race_kind_key((race_kind)k))
+                        : NULL;
     for (size_t i = 0; i < r->n_groups; i++)
         cJSON_AddItemToArray(arrays[r->groups[i].kind],
                              group_json(&r->groups[i]));
@@ -135,7 +146,7 @@ void report_print_json(const report *r, const print_options *opts, FILE *out)
     cJSON *open = cJSON_AddArrayToObject(root, "undecided");
     for (size_t i = 0; i < r->n_open; i++) {
         cJSON *g = group_json(&r->open[i]);
-        cJSON_AddStringToObject(g, "kind", keys[r->open[i].kind]);
+        cJSON_AddStringToObject(g, "kind", race_kind_key(r->open[i].kind));
         cJSON_AddItemToArray(open, g);
     }
     if (opts->timings) {

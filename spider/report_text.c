@@ -4,6 +4,10 @@
  */
 #include "spider.h"
 
+#include "../traces/alloc.h"
+
+#include <stdlib.h>
+
 typedef struct style {
     const char *bold, *red, *dim, *off;
 } style;
@@ -72,33 +76,77 @@ static void print_header(const report *r, const style *st, FILE *out)
                 s->trace.unlocks_ignored, s->trace.sections_unreleased);
 }
 
-static void print_side(const event_ref *e, FILE *out)
+static void print_side(const event_ref *e, const char *role, FILE *out)
 {
-    fprintf(out, "       %-4s %-28s %s:%u\n", e->type, e->thread, e->file,
-            e->line);
+    fprintf(out, "       %-4s %-28s %s:%u%s\n", e->type, e->thread, e->file,
+            e->line, role);
+}
+
+/* "A  vs  B", or "P  /  R  /  C". */
+static void print_locations(const race_group *g, const style *st, FILE *out)
+{
+    const char *sep = g->n_locations == 2 ? "  vs  " : "  /  ";
+    for (uint32_t i = 0; i < g->n_locations; i++)
+        fprintf(out, "%s%s%s%s", i ? sep : "", st->bold, g->locations[i], st->off);
 }
 
 static void print_group(const race_group *g, size_t n, const style *st,
                         FILE *out)
 {
-    fprintf(out, "  %zu. %s%s%s  vs  %s%s%s   %s(%llu%s %s)%s\n", n, st->bold,
-            g->locations[0], st->off, st->bold, g->locations[1], st->off,
-            st->dim, (unsigned long long)g->count, g->unchecked ? "+" : "",
-            plural(g->count, "instance", "instances"), st->off);
+    fprintf(out, "  %zu. ", n);
+    print_locations(g, st, out);
+    fprintf(out, "   %s(%llu%s %s", st->dim, (unsigned long long)g->count,
+            g->unchecked ? "+" : "", plural(g->count, "instance", "instances"));
+    if (g->kind == RACE_ATOMICITY)
+        fprintf(out, ", gap %u", g->gap);
+    fprintf(out, ")%s\n", st->off);
     if (g->kind == RACE_MESSAGE) {
         fprintf(out, "     messages received by %s on node %s; e.g.\n",
-                g->first_rcv.thread, g->node);
-        print_side(&g->first, out);
-        print_side(&g->second, out);
+                g->events[2].thread, g->node);
+        print_side(&g->events[0], "", out);
+        print_side(&g->events[1], "", out);
         fprintf(out, "     received at %s:%u and %s:%u\n",
-                g->first_rcv.file, g->first_rcv.line, g->second_rcv.file,
-                g->second_rcv.line);
+                g->events[2].file, g->events[2].line, g->events[3].file,
+                g->events[3].line);
+    } else if (g->kind == RACE_ATOMICITY) {
+        fprintf(out, "     %s on variable %s of node %s: the %s of %s can fall "
+                "between the %s and the %s of %s; e.g.\n", g->pattern,
+                g->variable, g->node, g->events[1].type, g->events[1].thread,
+                g->events[0].type, g->events[2].type, g->events[0].thread);
+        static const char *const roles[3] = {"   (p)", "   (r)", "   (c)"};
+        for (uint32_t i = 0; i < 3; i++)
+            print_side(&g->events[i], roles[i], out);
     } else {
         fprintf(out, "     variable %s on node %s; e.g.\n", g->variable,
                 g->node);
-        print_side(&g->first, out);
-        print_side(&g->second, out);
+        for (uint32_t i = 0; i < g->n_events; i++)
+            print_side(&g->events[i], "", out);
     }
+}
+
+/* Atomicity violations read best by CTrigger's rank: smallest gap first. */
+static int by_gap(const void *x, const void *y)
+{
+    const race_group *a = *(const race_group *const *)x;
+    const race_group *b = *(const race_group *const *)y;
+    if (a->gap != b->gap)
+        return a->gap < b->gap ? -1 : 1;
+    return a < b ? -1 : a > b; /* then the report's order (locations) */
+}
+
+static void print_groups(const report *r, race_kind k, const style *st,
+                         FILE *out)
+{
+    const race_group **shown = xmalloc_array(r->n_by_kind[k] + 1, sizeof *shown);
+    size_t n = 0;
+    for (size_t i = 0; i < r->n_groups; i++)
+        if (r->groups[i].kind == k)
+            shown[n++] = &r->groups[i];
+    if (k == RACE_ATOMICITY)
+        qsort(shown, n, sizeof *shown, by_gap);
+    for (size_t i = 0; i < n; i++)
+        print_group(shown[i], i + 1, st, out);
+    free(shown);
 }
 
 static void print_kind(const report *r, race_kind k, const style *st,
@@ -118,13 +166,11 @@ static void print_kind(const report *r, race_kind k, const style *st,
                 (unsigned long long)s->instances[k],
                 plural(s->instances[k], "instance", "instances"));
     else
-        fprintf(out, "%zu (%llu of %llu candidates race)\n", n,
+        fprintf(out, "%zu (%llu of %llu candidates %s)\n", n,
                 (unsigned long long)s->instances[k],
-                (unsigned long long)s->candidates[k]);
-    size_t shown = 0;
-    for (size_t i = 0; i < r->n_groups; i++)
-        if (r->groups[i].kind == k)
-            print_group(&r->groups[i], ++shown, st, out);
+                (unsigned long long)s->candidates[k],
+                k == RACE_ATOMICITY ? "hold" : "race");
+    print_groups(r, k, st, out);
 }
 
 void report_print_text(const report *r, const print_options *o, FILE *out)
@@ -133,7 +179,7 @@ void report_print_text(const report *r, const print_options *o, FILE *out)
     if (!o->quiet)
         print_header(r, &st, out);
     for (int k = 0; k < RACE_KINDS; k++)
-        if (!o->quiet || r->n_by_kind[k])
+        if (r->summary.enabled[k] && (!o->quiet || r->n_by_kind[k]))
             print_kind(r, (race_kind)k, &st, out);
     if (o->quiet)
         return;
@@ -147,11 +193,12 @@ void report_print_text(const report *r, const print_options *o, FILE *out)
                 (unsigned long long)r->summary.undecided,
                 r->summary.partial ? "(interrupted: results are PARTIAL)"
                                    : "(solver timeout, see --timeout-ms)");
-        for (size_t i = 0; i < r->n_open; i++)
-            fprintf(out, "  %s: %s  vs  %s   (%llu undecided)\n",
-                    race_kind_title(r->open[i].kind), r->open[i].locations[0],
-                    r->open[i].locations[1],
+        for (size_t i = 0; i < r->n_open; i++) {
+            fprintf(out, "  %s: ", race_kind_title(r->open[i].kind));
+            print_locations(&r->open[i], &st, out);
+            fprintf(out, "   (%llu undecided)\n",
                     (unsigned long long)r->open[i].undecided);
+        }
     }
     if (o->timings)
         fprintf(out, "\nTime: load %.3f s, prune %.3f s, encode %.3f s, solve "

@@ -3,7 +3,8 @@
  *
  * Data flows one way:  trace ──► hb_model ──► candidates ──► verdicts
  * ──► report (race groups) ──► printers.  An analysis produces candidates
- * and, from their verdicts, race groups; a printer never computes.
+ * and, from their verdicts, race groups (spider/engine.h: the engine and
+ * how an analysis plugs in); a printer never computes.
  *
  * Ownership: analyse() returns a report the caller frees with
  * report_free(); the report copies every string it prints, so it outlives
@@ -29,67 +30,38 @@ typedef enum spider_exit {
     EXIT_INCOMPLETE = 3              /* undecided candidates, or interrupted */
 } spider_exit;
 
-/* ---- the solving engine --------------------------------------------------- */
-
-/* Exact answers without a solver (shortcut.c): decides what it can of the
- * queries; answers[i] becomes SAT, UNSAT, or UNKNOWN where Z3 must decide.
- * Returns 1 if Φ is satisfiable (a witness run was found), 0 if it is not
- * (the unconditional edges form a cycle), -1 if that is not known. */
-typedef struct shortcut_stats {
-    uint64_t unsat_ordered, unsat_locks, sat_witness, undecided;
-    uint32_t nodes_skipped;          /* too many chains: left to Z3 */
-} shortcut_stats;
-
-/* A batch's sweep keeps a clock of the batch's width for every chain, twice;
- * above this many cells its queries go to Z3. */
-#define SHORTCUT_MAX_CELLS ((size_t)64 << 20)
-
-int shortcut_decide(const trace *t, const hb_model *m, handler_model hm,
-                    const hb_query *q, size_t n, hb_answer *answers,
-                    shortcut_stats *st);
-
-/* Work for the solver pool: queries[order[i]] for i in units.  A unit is
- * order[unit_start[u] .. unit_start[u+1]); with stop_at_sat, a unit stops
- * at its first SAT answer and the rest of it are ANSWER_NOT_ASKED.  Each
- * unit is answered by one worker in order, so answers never depend on
- * scheduling. */
-typedef struct solve_work {
-    const hb_query *queries;
-    const uint32_t *order;
-    const uint32_t *unit_start;
-    uint32_t n_units;
-    const uint8_t *stop_at_sat;      /* per unit */
-    const uint32_t *slices;          /* hb_model_slices(), or NULL */
-    const volatile sig_atomic_t *stop; /* set: answer the rest UNKNOWN */
-} solve_work;
-
-/* Decides the work against Φ with `jobs` worker threads, each with its own
- * Z3 context.  Returns 0, or -1 if a solver could not be set up. */
-int solve_all(const hb_model *m, const solve_work *w, hb_answer *answers,
-              unsigned jobs, solver_tuning tuning, unsigned timeout_ms);
-
 /* ---- the report model ----------------------------------------------------- */
 
 typedef enum race_kind { RACE_DATA, RACE_MESSAGE, RACE_HANDLER,
-                         RACE_KINDS } race_kind;
+                         RACE_ATOMICITY, RACE_KINDS } race_kind;
 
-/* One side of an instance, copied out of the trace. */
+/* One event of an instance, copied out of the trace. */
 typedef struct event_ref {
     char *thread, *location, *file;
     const char *type;                /* static kind name */
     uint32_t line;
+    uint32_t index;                  /* 0-based position in its thread's
+                                        program order */
 } event_ref;
 
-/* All dynamic instances that share locations, with one instance shown. */
+enum { GROUP_EVENTS = 4 };
+
+/* All dynamic instances that share locations, with one instance shown.
+ * The instance's events by kind: data and handler races: the two
+ * accesses, locations[0]'s first; message races: the two sends, then
+ * their two receives; atomicity violations: p, r, c. */
 typedef struct race_group {
     race_kind kind;
-    char *locations[2];              /* sorted */
+    char *locations[GROUP_EVENTS];   /* pairs sorted; atomicity: p, r, c */
+    uint32_t n_locations;
     char *node, *variable;           /* variable: NULL for message races */
+    char pattern[4];                 /* atomicity: types of p, r, c */
     uint64_t count;                  /* instances proven */
     uint64_t unchecked;              /* more candidates, not asked */
     uint64_t undecided;              /* candidates the solver left open */
-    event_ref first, second;         /* the instance; first has locations[0] */
-    event_ref first_rcv, second_rcv; /* message races: the two receives */
+    uint32_t gap;                    /* atomicity: smallest local gap */
+    event_ref events[GROUP_EVENTS];  /* the instance shown */
+    uint32_t n_events;
 } race_group;
 
 typedef struct report_summary {
@@ -106,6 +78,7 @@ typedef struct report_summary {
     int partial;                     /* interrupted: the rest undecided */
     uint64_t not_asked;              /* skipped: their group already races */
     uint64_t by_shortcut_unsat, by_shortcut_sat, by_z3;
+    uint8_t enabled[RACE_KINDS];     /* the analyses that ran */
     int solver_all;                  /* --solver=z3 */
     handler_model handlers_model;
     int pruned;                      /* pruning was on */
@@ -128,11 +101,23 @@ typedef struct report {
 } report;
 
 void report_free(report *r);
+/* A kind's title ("Data races") and JSON key ("data_races"). */
 const char *race_kind_title(race_kind k);
+const char *race_kind_key(race_kind k);
 
 /* ---- analysis -------------------------------------------------------------- */
 
 typedef enum solver_mode { SOLVER_AUTO, SOLVER_Z3 } solver_mode;
+
+/* --atomic-region: where p and c must lie (SPEC §4, docs/model.md). */
+typedef enum atomic_region { REGION_ACCESS, REGION_LOCK,
+                             REGION_HANDLER } atomic_region;
+
+/* Atomicity patterns as a bit set: bit (p << 2 | r << 1 | c), 1 = W. */
+#define PATTERN_BIT(p, r, c) (1u << ((p) << 2 | (r) << 1 | (c)))
+#define PATTERNS_AVIO                                                     \
+    (PATTERN_BIT(0, 1, 0) | PATTERN_BIT(1, 1, 0) | PATTERN_BIT(1, 0, 1) | \
+     PATTERN_BIT(0, 1, 1))          /* RWR, WWR, WRW, RWW */
 
 typedef struct analysis_options {
     handler_model handlers;
@@ -142,9 +127,13 @@ typedef struct analysis_options {
     solver_tuning tuning;
     unsigned timeout_ms;
     const volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM, or NULL */
+    int atomicity;                   /* --atomicity */
+    unsigned patterns;               /* PATTERN_BIT set */
+    atomic_region region;
 } analysis_options;
 
-/* Runs the data, message and handler race analyses on t with model m.
+/* Runs every analysis that opts turns on (spider/engine.h lists them) on
+ * t with model m.
  * Returns NULL with a message in err when the model is unsatisfiable or a
  * solver fails. */
 report *analyse(const trace *t, const hb_model *m,

@@ -3,8 +3,9 @@
  *
  *   check-smt2 [--floating] [--queries K] [--seed S] TRACE...
  *
- * Builds Φ for the trace and draws K random queries (O(a) = O(b) and
- * O(a) < O(b) over random event pairs).  Each is answered three ways:
+ * Builds Φ for the trace and draws K random queries of every shape the
+ * analyses ask (O(a) = O(b), O(a) < O(b), O(p) < O(r) < O(c) and
+ * O(r) < O(p) ∨ O(c) < O(r) over random events).  Each is answered three ways:
  * through the Z3 API with spider's fast set-up, through the Z3 API with
  * Z3's default set-up, and by the z3 command on the SMT-LIB2 text that
  * --emit-smt2 writes (one push/check-sat/pop per query).  Prints
@@ -28,6 +29,22 @@ static uint32_t rnd(uint32_t n)
     return (uint32_t)(rng_state % n);
 }
 
+/* A random query of each shape the analyses ask. */
+static hb_query random_query(uint32_t n_events)
+{
+    uint32_t a = rnd(n_events), b = rnd(n_events), c = rnd(n_events);
+    switch (rnd(4)) {
+    case 0:
+        return hb_query_simultaneous(a, b);
+    case 1:
+        return hb_query_before(a, b);
+    case 2:
+        return hb_query_between(a, b, c);
+    default:
+        return hb_query_outside(a, b, c);
+    }
+}
+
 /* Answers of the z3 command, in query order; returns how many it gave. */
 static size_t z3_answers(const hb_model *m, const trace *t,
                          const hb_query *q, size_t n, hb_answer *out)
@@ -38,9 +55,11 @@ static size_t z3_answers(const hb_model *m, const trace *t,
         return 0;
     FILE *f = fdopen(fd, "w");
     hb_model_write_smt2(m, t, NULL, f);
-    for (size_t i = 0; i < n; i++)
-        fprintf(f, "(push)\n(assert (%s e%u e%u))\n(check-sat)\n(pop)\n",
-                q[i].kind == QUERY_SIMULTANEOUS ? "=" : "<", q[i].a, q[i].b);
+    for (size_t i = 0; i < n; i++) {
+        fputs("(push)\n", f);
+        hb_query_write_smt2(&q[i], f);
+        fputs("(check-sat)\n(pop)\n", f);
+    }
     fclose(f);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "z3 -smt2 %s", path);
@@ -102,7 +121,7 @@ int main(int argc, char **argv)
     hb_answer *slow = malloc(sizeof *slow * (n + 1));
     hb_answer *cli = malloc(sizeof *cli * (n + 1));
     for (size_t k = 0; k < n; k++)
-        q[k] = (hb_query){(uint8_t)rnd(2), rnd(t->n_events), rnd(t->n_events)};
+        q[k] = random_query(t->n_events);
     hb_solver *sf = hb_solver_new(m, TUNING_FAST, 0);
     hb_solver *sd = hb_solver_new(m, TUNING_DEFAULT, 0);
     int bad = 0;
@@ -123,10 +142,10 @@ int main(int argc, char **argv)
     }
     for (size_t k = 0; k < got; k++)
         if (fast[k] != slow[k] || fast[k] != cli[k] || fast[k] == ANSWER_UNKNOWN) {
-            fprintf(stderr, "check-smt2: %s query %zu (%s e%u e%u): fast %s, "
-                    "default %s, z3 command %s\n", argv[i], k,
-                    q[k].kind == QUERY_SIMULTANEOUS ? "=" : "<", q[k].a, q[k].b,
+            fprintf(stderr, "check-smt2: %s query %zu: fast %s, default %s, "
+                    "z3 command %s; the query: ", argv[i], k,
                     name(fast[k]), name(slow[k]), name(cli[k]));
+            hb_query_write_smt2(&q[k], stderr);
             bad = 1;
         }
     if (!bad)

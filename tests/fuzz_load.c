@@ -20,7 +20,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             continue;
         for (int hm = 0; hm <= 1; hm++) {
             prune_stats st;
-            uint8_t *keep = prune_trace(t, (handler_model)hm, &st);
+            prune_options po = {.handlers = (handler_model)hm, .atomicity = hm};
+            uint8_t *keep = prune_trace(t, &po, &st);
             hb_model *m = hb_model_build(t, keep, (handler_model)hm);
             free(hb_model_slices(m));
             hb_model_free(m);

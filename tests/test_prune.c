@@ -24,7 +24,8 @@ static void expect_kept(const char *text, handler_model hm, const char *want)
                           sizeof err) != TRACE_OK)
         fail_msg("load: %s", err);
     prune_stats st;
-    uint8_t *keep = prune_trace(t, hm, &st);
+    prune_options po = {.handlers = hm};
+    uint8_t *keep = prune_trace(t, &po, &st);
     char got[256];
     for (uint32_t i = 0; i < t->n_events && i < sizeof got - 1; i++)
         got[i] = keep[i] ? '1' : '0';
@@ -74,7 +75,8 @@ static void expect_constraints_kept(const char *text, handler_model hm,
                           sizeof err) != TRACE_OK)
         fail_msg("load: %s", err);
     prune_stats st;
-    uint8_t *keep = prune_trace(t, hm, &st);
+    prune_options po = {.handlers = hm};
+    uint8_t *keep = prune_trace(t, &po, &st);
     hb_model *full = hb_model_build(t, NULL, hm);
     hb_model *pruned = hb_model_build(t, keep, hm);
     assert_int_equal(t->n_events - pruned->n_kept, want_dropped);

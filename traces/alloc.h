@@ -15,6 +15,7 @@
 #define SPIDER_ALLOC_H
 
 #include <stddef.h>
+#include <stdlib.h> /* free() */
 
 void *xmalloc(size_t size);
 void *xcalloc(size_t n, size_t size);           /* zeroed; n * size checked */

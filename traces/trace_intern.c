@@ -7,48 +7,6 @@
 #include <string.h>
 #include <uthash.h>
 
-void *xmalloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-    if (!p) {
-        fputs("spider: out of memory\n", stderr);
-        exit(2);
-    }
-    return p;
-}
-
-void *xcalloc(size_t n, size_t size)
-{
-    void *p = calloc(n ? n : 1, size ? size : 1);
-    if (!p) {
-        fputs("spider: out of memory\n", stderr);
-        exit(2);
-    }
-    return p;
-}
-
-char *xstrdup(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    return memcpy(xmalloc(n), s, n);
-}
-
-void *grow_array(void *arr, uint32_t *cap, uint32_t need, size_t elem)
-{
-    if (need <= *cap)
-        return arr;
-    uint32_t c = *cap ? *cap : 16;
-    while (c < need)
-        c *= 2;
-    arr = realloc(arr, (size_t)c * elem);
-    if (!arr) {
-        fputs("spider: out of memory\n", stderr);
-        exit(2);
-    }
-    *cap = c;
-    return arr;
-}
-
 typedef struct str_entry {
     const char *s;      /* points to trace.strings[id] */
     str_id id;

@@ -4,18 +4,13 @@
 #ifndef SPIDER_TRACE_INTERNAL_H
 #define SPIDER_TRACE_INTERNAL_H
 
+#include "alloc.h"
 #include "trace.h"
 #include <stdarg.h>
 #include <stdlib.h>
 
-/* Grows *arr (of *cap elements of size elem) to hold at least need. */
-void *grow_array(void *arr, uint32_t *cap, uint32_t need, size_t elem);
-#define ENSURE(arr, cap, need) \
-    ((arr) = grow_array((arr), &(cap), (need), sizeof *(arr)))
-
-void *xmalloc(size_t n);
-void *xcalloc(size_t n, size_t size);
-char *xstrdup(const char *s);
+/* Grows arr (of cap elements) to hold at least need: ALLOC_GROW. */
+#define ENSURE(arr, cap, need) ALLOC_GROW(arr, need, cap)
 
 /* Interning: strings, (node, name) objects, channels, threads by name. */
 str_id intern_str(trace *t, const char *s, size_t len);

@@ -1,6 +1,6 @@
 /*
- * shortcut.c — exact answers without a solver (docs/model.md, "How a
- * candidate is decided").
+ * engine_shortcut.c — exact answers without a solver (docs/model.md, "How
+ * a candidate is decided").
  *
  * Two graphs over the kept events:
  *   U, the unconditional edges of Φ (program order, fork/join, messages
@@ -8,21 +8,30 @@
  *   R, U plus one literal of every clause, chosen as the run was observed
  *     (the lock order of a node's input, the first of several sends, the
  *     NOTIFY that came last before a WAIT).
- * If R is acyclic, every topological order of R satisfies Φ.  Then:
- *   - a query is UNSAT when U forces the opposite (Φ ∧ O(a)=O(b) with
- *     a →U b or b →U a; Φ ∧ O(x)<O(y) with y →U x), or when a and b lie in
- *     critical sections of one lock in different threads (the sections
- *     cannot overlap, so a ≠ b);
- *   - a query is SAT when R leaves it possible (a, b unordered in R:
- *     merging them keeps R acyclic; y does not reach x in R: the edge
- *     x → y keeps R acyclic);
+ * If R is acyclic, every topological order of R satisfies Φ.  A query's
+ * atoms are difference constraints over its events (O(a) < O(b) weighs -1,
+ * <= and = weigh 0); over the few events of a query, "a reaches b" in a
+ * graph is a -1 edge a → b.  Then, for a conjunction:
+ *   - UNSAT when U and the atoms have a cycle through a strict edge (U is
+ *     part of Φ), or when the atoms (with U) put an event of a critical
+ *     section of one thread between two events of one section of the same
+ *     lock in another thread (i ≤ j ≤ k with i, k inside S, j inside S':
+ *     the sections cannot overlap; i = k is the old "a = b in excluded
+ *     sections");
+ *   - SAT when R acyclic and R with the atoms has no such cycle: a
+ *     solution of R and the atoms satisfies Φ;
  *   - anything else is left to Z3 (ANSWER_UNKNOWN).
+ * A disjunction is UNSAT when each atom alone is, SAT when one atom alone
+ * is.  Both rules are exact with respect to the graphs: a negative cycle
+ * among difference constraints passes through the query's events.
  * Reachability is computed with vector clocks restricted to one node's
  * chains (every query asks about events of one node); nodes are swept in
  * batches of up to BATCH_CHAINS chains, so that a sweep's fixed cost per
  * event is shared.
  */
-#include "spider.h"
+#include "engine.h"
+
+#include "../traces/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -62,10 +71,10 @@ typedef struct engine {
 static void number_nodes(engine *e)
 {
     const trace *t = e->t;
-    uint32_t *node_of_str = malloc(sizeof(uint32_t) * (t->n_strings + 1));
+    uint32_t *node_of_str = xmalloc(sizeof(uint32_t) * (t->n_strings + 1));
     for (uint32_t i = 0; i < t->n_strings; i++)
         node_of_str[i] = UINT32_MAX;
-    e->thread_node = malloc(sizeof(uint32_t) * (t->n_threads + 1));
+    e->thread_node = xmalloc(sizeof(uint32_t) * (t->n_threads + 1));
     for (uint32_t i = 0; i < t->n_threads; i++) {
         str_id s = t->threads[i].node;
         if (node_of_str[s] == UINT32_MAX)
@@ -81,8 +90,8 @@ static void build_chains(engine *e, handler_model hm)
 {
     const trace *t = e->t;
     e->n_chains = hb_chain_count(t, hm);
-    uint32_t *next_pos = calloc(e->n_chains + 1, sizeof(uint32_t));
-    e->chain_node = malloc(sizeof(uint32_t) * (e->n_chains + 1));
+    uint32_t *next_pos = xcalloc(e->n_chains + 1, sizeof(uint32_t));
+    e->chain_node = xmalloc(sizeof(uint32_t) * (e->n_chains + 1));
     for (uint32_t i = 0; i < t->n_threads; i++)
         e->chain_node[i] = e->thread_node[i];
     for (uint32_t h = 0; t->n_threads + h < e->n_chains; h++)
@@ -99,12 +108,12 @@ static void build_chains(engine *e, handler_model hm)
         }
     }
     free(next_pos);
-    e->node_chains = calloc(e->n_nodes + 1, sizeof(uint32_t));
+    e->node_chains = xcalloc(e->n_nodes + 1, sizeof(uint32_t));
     for (uint32_t c = 0; c < e->n_chains; c++)
         e->node_chains[e->chain_node[c]]++;
     /* batches of whole nodes */
-    e->node_batch = malloc(sizeof(uint32_t) * (e->n_nodes + 1));
-    e->batch_chains = calloc(e->n_nodes + 1, sizeof(uint32_t));
+    e->node_batch = xmalloc(sizeof(uint32_t) * (e->n_nodes + 1));
+    e->batch_chains = xcalloc(e->n_nodes + 1, sizeof(uint32_t));
     for (uint32_t v = 0; v < e->n_nodes; v++) {
         uint32_t b = e->n_batches ? e->n_batches - 1 : 0;
         if (!e->n_batches ||
@@ -113,9 +122,9 @@ static void build_chains(engine *e, handler_model hm)
         e->node_batch[v] = b;
         e->batch_chains[b] += e->node_chains[v];
     }
-    uint32_t *used = calloc(e->n_batches + 1, sizeof(uint32_t));
-    e->chain_local = malloc(sizeof(uint32_t) * (e->n_chains + 1));
-    e->chain_batch = malloc(sizeof(uint32_t) * (e->n_chains + 1));
+    uint32_t *used = xcalloc(e->n_batches + 1, sizeof(uint32_t));
+    e->chain_local = xmalloc(sizeof(uint32_t) * (e->n_chains + 1));
+    e->chain_batch = xmalloc(sizeof(uint32_t) * (e->n_chains + 1));
     for (uint32_t c = 0; c < e->n_chains; c++) {
         e->chain_batch[c] = e->node_batch[e->chain_node[c]];
         e->chain_local[c] = used[e->chain_batch[c]]++;
@@ -129,9 +138,9 @@ static void build_chains(engine *e, handler_model hm)
 static void build_graph(engine *e, graph *g, const hb_edge *edges, uint32_t n_edges)
 {
     uint32_t n = e->n;
-    g->start = calloc(n + 2, sizeof(uint32_t));
-    g->src = malloc(sizeof(uint32_t) * (n_edges + 1));
-    uint32_t *out_deg = calloc(n + 1, sizeof(uint32_t));
+    g->start = xcalloc(n + 2, sizeof(uint32_t));
+    g->src = xmalloc(sizeof(uint32_t) * (n_edges + 1));
+    uint32_t *out_deg = xcalloc(n + 1, sizeof(uint32_t));
     for (uint32_t i = 0; i < n_edges; i++) {
         g->start[e->dense[edges[i].after] + 2]++;
         out_deg[e->dense[edges[i].before]]++;
@@ -141,18 +150,18 @@ static void build_graph(engine *e, graph *g, const hb_edge *edges, uint32_t n_ed
     for (uint32_t i = 0; i < n_edges; i++)
         g->src[g->start[e->dense[edges[i].after] + 1]++] = e->dense[edges[i].before];
     /* out-edges for Kahn */
-    uint32_t *out_start = calloc(n + 2, sizeof(uint32_t));
+    uint32_t *out_start = xcalloc(n + 2, sizeof(uint32_t));
     for (uint32_t i = 0; i < n; i++)
         out_start[i + 2] = out_deg[i];
     for (uint32_t i = 0; i < n; i++)
         out_start[i + 2] += out_start[i + 1];
-    uint32_t *dst = malloc(sizeof(uint32_t) * (n_edges + 1));
+    uint32_t *dst = xmalloc(sizeof(uint32_t) * (n_edges + 1));
     for (uint32_t i = 0; i < n_edges; i++)
         dst[out_start[e->dense[edges[i].before] + 1]++] = e->dense[edges[i].after];
-    uint32_t *in_deg = malloc(sizeof(uint32_t) * (n + 1));
+    uint32_t *in_deg = xmalloc(sizeof(uint32_t) * (n + 1));
     for (uint32_t i = 0; i < n; i++)
         in_deg[i] = g->start[i + 1] - g->start[i];
-    g->topo = malloc(sizeof(uint32_t) * (n + 1));
+    g->topo = xmalloc(sizeof(uint32_t) * (n + 1));
     uint32_t head = 0, tail = 0;
     for (uint32_t i = 0; i < n; i++)
         if (!in_deg[i])
@@ -164,7 +173,7 @@ static void build_graph(engine *e, graph *g, const hb_edge *edges, uint32_t n_ed
                 g->topo[tail++] = dst[k];
     }
     g->acyclic = tail == n;
-    g->cross_out = calloc(n + 1, 1);
+    g->cross_out = xcalloc(n + 1, 1);
     for (uint32_t i = 0; i < n_edges; i++) {
         uint32_t a = e->dense[edges[i].before], b = e->dense[edges[i].after];
         if (e->chain[a] != e->chain[b] || e->pos[a] + 1 != e->pos[b])
@@ -189,7 +198,7 @@ static int choose_bools(const engine *e, uint8_t *value, hb_edge_list *chosen)
 {
     const hb_model *m = e->m;
     const trace *t = e->t;
-    uint8_t *used = calloc(t->n_events + 1, 1);
+    uint8_t *used = xcalloc(t->n_events + 1, 1);
     int ok = 1;
     for (uint32_t b = 0; b < m->n_bools && ok;) {
         uint32_t w = m->choices[b].wait, end = b, best = UINT32_MAX;
@@ -226,7 +235,7 @@ static void build_resolved(engine *e)
     hb_edge_list l = {0};
     for (uint32_t i = 0; i < m->n_edges; i++)
         hb_edge_list_add(&l, m->edges[i].before, m->edges[i].after);
-    uint8_t *value = calloc(m->n_bools + 1, 1);
+    uint8_t *value = xcalloc(m->n_bools + 1, 1);
     int ok = choose_bools(e, value, &l);
     for (uint32_t c = 0; c < m->n_clauses && ok; c++) {
         const hb_clause *cl = &m->clauses[c];
@@ -264,7 +273,7 @@ static void build_resolved(engine *e)
 static void find_held_sections(engine *e)
 {
     const trace *t = e->t;
-    int32_t *section_of = malloc(sizeof(int32_t) * (t->n_events + 1));
+    int32_t *section_of = xmalloc(sizeof(int32_t) * (t->n_events + 1));
     for (uint32_t i = 0; i < t->n_events; i++)
         section_of[i] = NONE;
     for (uint32_t s = 0; s < t->n_sections; s++) {
@@ -274,9 +283,9 @@ static void find_held_sections(engine *e)
         if (kept)
             section_of[ls->acquire] = (int32_t)s;
     }
-    e->held_first = malloc(sizeof(int32_t) * (e->n + 1));
+    e->held_first = xmalloc(sizeof(int32_t) * (e->n + 1));
     uint32_t cap = 1024, n_held = 0, *open = NULL, n_open = 0, open_cap = 0;
-    e->held = malloc(sizeof(uint32_t) * cap);
+    e->held = xmalloc(sizeof(uint32_t) * cap);
     for (uint32_t i = 0; i < t->n_threads; i++) {
         const thread_info *th = &t->threads[i];
         n_open = 0;
@@ -288,7 +297,7 @@ static void find_held_sections(engine *e)
             if (section_of[ev] != NONE) {
                 if (n_open == open_cap) {
                     open_cap = open_cap ? 2 * open_cap : 8;
-                    open = realloc(open, open_cap * sizeof *open);
+                    open = xrealloc(open, open_cap * sizeof *open);
                 }
                 open[n_open++] = (uint32_t)section_of[ev];
             }
@@ -299,7 +308,7 @@ static void find_held_sections(engine *e)
                 continue;
             if (n_held + n_open + 1 > cap) {
                 cap = 2 * (n_held + n_open + 1);
-                e->held = realloc(e->held, cap * sizeof *e->held);
+                e->held = xrealloc(e->held, cap * sizeof *e->held);
             }
             e->held_first[d] = (int32_t)n_held;
             memcpy(e->held + n_held, open, n_open * sizeof *open);
@@ -324,6 +333,7 @@ enum { NO_ROW = UINT32_MAX, EMPTY_ROW = UINT32_MAX - 1 };
 
 typedef struct clocks {
     uint32_t k;          /* chains in the batch */
+    uint32_t batch;      /* the batch swept */
     int32_t *cur;        /* per chain (all chains): its current clock */
     uint8_t *cur_set;    /* the current clock holds something */
     int32_t *rows;       /* stored clocks */
@@ -336,7 +346,7 @@ static uint32_t store_row(clocks *vc, const int32_t *row)
 {
     if (vc->n_rows == vc->cap_rows) {
         vc->cap_rows = vc->cap_rows ? 2 * vc->cap_rows : 1024;
-        vc->rows = realloc(vc->rows, (size_t)vc->cap_rows * vc->k * sizeof(int32_t));
+        vc->rows = xrealloc(vc->rows, (size_t)vc->cap_rows * vc->k * sizeof(int32_t));
     }
     memcpy(vc->rows + (size_t)vc->n_rows * vc->k, row, vc->k * sizeof *row);
     return vc->n_rows++;
@@ -402,76 +412,177 @@ static int inside(const engine *e, const clocks *u, const lock_section *s,
            (s->release == NONE || reaches(e, u, a, (uint32_t)s->release));
 }
 
-/* a and b lie in sections of one lock held by different threads. */
-static int excluded(const engine *e, const clocks *u, uint32_t a, uint32_t b)
+/* A section of a's thread holding a and k, and one of the same lock of
+ * another thread holding b. */
+static int excluded(const engine *e, const clocks *u, uint32_t a, uint32_t b,
+                    uint32_t k)
 {
     const trace *t = e->t;
     int32_t fa = e->held_first[e->dense[a]], fb = e->held_first[e->dense[b]];
-    if (fa < 0 || fb < 0)
+    int32_t fk = e->held_first[e->dense[k]];
+    if (fa < 0 || fb < 0 || fk < 0)
         return 0;
-    for (const uint32_t *x = e->held + fa; *x != UINT32_MAX; x++)
+    for (const uint32_t *x = e->held + fa; *x != UINT32_MAX; x++) {
+        const lock_section *sx = &t->sections[*x];
+        if (!inside(e, u, sx, a) || (k != a && !inside(e, u, sx, k)))
+            continue;
         for (const uint32_t *y = e->held + fb; *y != UINT32_MAX; y++) {
-            const lock_section *sx = &t->sections[*x], *sy = &t->sections[*y];
+            const lock_section *sy = &t->sections[*y];
             if (sx->lock == sy->lock && sx->thread != sy->thread &&
-                inside(e, u, sx, a) && inside(e, u, sy, b))
+                inside(e, u, sy, b))
                 return 1;
         }
+    }
     return 0;
+}
+
+/* ---- one query --------------------------------------------------------------- */
+
+/* Shortest-path signs over a query's events: NO_PATH, 0 (a path of <= and
+ * = only) or -1 (a path through a strict edge). */
+enum { NO_PATH = 1 };
+typedef int8_t dist[HB_QUERY_EVENTS][HB_QUERY_EVENTS];
+
+static void relax(dist d, uint32_t i, uint32_t j, int8_t w)
+{
+    if (w < d[i][j])
+        d[i][j] = w;
+}
+
+/* The query's events with the reachability of graph vc (U when under = 1:
+ * an unknown path counts as none; R: as one) and the atoms in `use`. */
+static void graph_of(const engine *e, const clocks *vc, int under,
+                     const hb_query *q, uint32_t use, dist d)
+{
+    uint32_t batch = vc->batch, n = q->n_events;
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t j = 0; j < n; j++) {
+            uint32_t a = q->ev[i], b = q->ev[j];
+            d[i][j] = NO_PATH;
+            if (i == j || a == b)
+                d[i][j] = 0;
+            else if (e->chain_batch[e->chain[e->dense[a]]] != batch)
+                d[i][j] = under ? NO_PATH : -1;
+            else if (reaches(e, vc, a, b))
+                d[i][j] = -1;
+        }
+    for (uint32_t k = 0; k < q->n_atoms; k++) {
+        if (!(use & (1u << k)))
+            continue;
+        const hb_atom *at = &q->atoms[k];
+        relax(d, at->i, at->j, at->kind == ATOM_LESS ? -1 : 0);
+        if (at->kind == ATOM_EQUAL)
+            relax(d, at->j, at->i, 0);
+    }
+    for (uint32_t k = 0; k < n; k++)
+        for (uint32_t i = 0; i < n; i++)
+            for (uint32_t j = 0; j < n; j++)
+                if (d[i][k] != NO_PATH && d[k][j] != NO_PATH)
+                    relax(d, i, j, d[i][k] + d[k][j] < 0 ? -1 : 0);
+}
+
+static int strict_cycle(const hb_query *q, dist d)
+{
+    for (uint32_t i = 0; i < q->n_events; i++)
+        if (d[i][i] < 0)
+            return 1;
+    return 0;
+}
+
+/* Some event j lies between two events i, k of one section (i <= j <= k
+ * by d) while it holds a section of the same lock in another thread. */
+static int sections_overlap(const engine *e, const clocks *u,
+                            const hb_query *q, dist d)
+{
+    for (uint32_t j = 0; j < q->n_events; j++)
+        for (uint32_t i = 0; i < q->n_events; i++)
+            for (uint32_t k = 0; k < q->n_events; k++) {
+                if (i == j || k == j || d[i][j] > 0 || d[j][k] > 0)
+                    continue;
+                const event *ei = &e->t->events[q->ev[i]];
+                const event *ek = &e->t->events[q->ev[k]];
+                if (ei->thread == ek->thread &&
+                    e->t->events[q->ev[j]].thread != ei->thread &&
+                    excluded(e, u, q->ev[i], q->ev[j], q->ev[k]))
+                    return 1;
+            }
+    return 0;
+}
+
+typedef enum verdict_of_atoms { ATOMS_UNSAT_ORDER, ATOMS_UNSAT_LOCKS,
+                                ATOMS_SAT, ATOMS_UNKNOWN } verdict_of_atoms;
+
+/* The atoms in `use`, all at once. */
+static verdict_of_atoms decide_atoms(const engine *e, const clocks *u,
+                                     const clocks *r, const hb_query *q,
+                                     uint32_t use)
+{
+    dist d;
+    graph_of(e, u, 1, q, use, d);
+    if (strict_cycle(q, d))
+        return ATOMS_UNSAT_ORDER;
+    if (sections_overlap(e, u, q, d))
+        return ATOMS_UNSAT_LOCKS;
+    if (!e->r.acyclic)
+        return ATOMS_UNKNOWN;
+    graph_of(e, r, 0, q, use, d);
+    return strict_cycle(q, d) ? ATOMS_UNKNOWN : ATOMS_SAT;
 }
 
 static hb_answer decide(const engine *e, const clocks *u, const clocks *r,
                         const hb_query *q, shortcut_stats *st)
 {
-    int witness = e->r.acyclic;
-    if (q->kind == QUERY_SIMULTANEOUS) {
-        if (reaches(e, u, q->a, q->b) || reaches(e, u, q->b, q->a)) {
-            st->unsat_ordered++;
-            return ANSWER_UNSAT;
+    verdict_of_atoms v;
+    if (!q->any) {
+        v = decide_atoms(e, u, r, q, (1u << q->n_atoms) - 1);
+    } else { /* SAT if one atom is; UNSAT if every atom is */
+        int unsat = 1, locks = 0;
+        v = ATOMS_UNKNOWN;
+        for (uint32_t k = 0; k < q->n_atoms && v != ATOMS_SAT; k++) {
+            verdict_of_atoms one = decide_atoms(e, u, r, q, 1u << k);
+            if (one == ATOMS_SAT)
+                v = ATOMS_SAT;
+            unsat &= one == ATOMS_UNSAT_ORDER || one == ATOMS_UNSAT_LOCKS;
+            locks |= one == ATOMS_UNSAT_LOCKS;
         }
-        if (excluded(e, u, q->a, q->b)) {
-            st->unsat_locks++;
-            return ANSWER_UNSAT;
-        }
-        if (witness && !reaches(e, r, q->a, q->b) &&
-            !reaches(e, r, q->b, q->a)) {
-            st->sat_witness++;
-            return ANSWER_SAT;
-        }
-    } else {
-        if (q->a == q->b || reaches(e, u, q->b, q->a)) {
-            st->unsat_ordered++;
-            return ANSWER_UNSAT;
-        }
-        if (witness && !reaches(e, r, q->b, q->a)) {
-            st->sat_witness++;
-            return ANSWER_SAT;
-        }
+        if (v != ATOMS_SAT && unsat)
+            v = locks ? ATOMS_UNSAT_LOCKS : ATOMS_UNSAT_ORDER;
     }
-    st->undecided++;
-    return ANSWER_UNKNOWN;
+    switch (v) {
+    case ATOMS_UNSAT_ORDER:
+        st->unsat_ordered++;
+        return ANSWER_UNSAT;
+    case ATOMS_UNSAT_LOCKS:
+        st->unsat_locks++;
+        return ANSWER_UNSAT;
+    case ATOMS_SAT:
+        st->sat_witness++;
+        return ANSWER_SAT;
+    default:
+        st->undecided++;
+        return ANSWER_UNKNOWN;
+    }
 }
 
-/* The batch of the node a query is about: both its events are there, or y
- * is. */
+/* The batch of the node a query is about: its last event's. */
 static uint32_t home_batch(const engine *e, const hb_query *q)
 {
-    uint32_t ev = q->kind == QUERY_SIMULTANEOUS ? q->a : q->b;
+    uint32_t ev = q->ev[q->n_events - 1];
     return e->node_batch[e->thread_node[e->t->events[ev].thread]];
 }
 
-/* Marks what the queries of one batch ask about: both events of each
- * query, and the sections that hold the accesses (lock exclusion). */
-static void mark_needed(const engine *e, const hb_query *q, const uint32_t *order,
+/* Marks what the queries of one batch ask about: every event of each
+ * query, and the sections that hold its accesses (lock exclusion). */
+static void mark_needed(const engine *e, const query_list *ql, const uint32_t *order,
                         uint32_t from, uint32_t to, uint8_t *needed, int set)
 {
     const trace *t = e->t;
     for (uint32_t i = from; i < to; i++) {
-        const hb_query *x = &q[order[i]];
-        uint32_t ev[2] = {x->a, x->b};
-        for (int j = 0; j < 2; j++) {
-            uint32_t d = e->dense[ev[j]];
+        hb_query x = ql->get(ql->ctx, order[i]);
+        for (uint32_t j = 0; j < x.n_events; j++) {
+            uint32_t d = e->dense[x.ev[j]];
             needed[d] = (uint8_t)set;
-            if (x->kind != QUERY_SIMULTANEOUS || e->held_first[d] < 0)
+            if (e->held_first[d] < 0)
                 continue;
             for (const uint32_t *h = e->held + e->held_first[d]; *h != UINT32_MAX; h++) {
                 needed[e->dense[t->sections[*h].acquire]] = (uint8_t)set;
@@ -482,22 +593,28 @@ static void mark_needed(const engine *e, const hb_query *q, const uint32_t *orde
     }
 }
 
-static void decide_by_batch(engine *e, const hb_query *q, size_t n,
+static void decide_by_batch(engine *e, const query_list *ql,
                             hb_answer *answers, shortcut_stats *st)
 {
-    uint32_t *start = calloc(e->n_batches + 2, sizeof(uint32_t));
-    uint32_t *order = malloc(sizeof(uint32_t) * (n + 1));
-    for (size_t i = 0; i < n; i++)
-        start[home_batch(e, &q[i]) + 2]++;
+    size_t n = ql->n;
+    uint32_t *start = xcalloc(e->n_batches + 2, sizeof(uint32_t));
+    uint32_t *order = xmalloc_array(n + 1, sizeof(uint32_t));
+    uint32_t *home = xmalloc_array(n + 1, sizeof(uint32_t));
+    for (size_t i = 0; i < n; i++) {
+        hb_query q = ql->get(ql->ctx, i);
+        home[i] = home_batch(e, &q);
+        start[home[i] + 2]++;
+    }
     for (uint32_t v = 0; v < e->n_batches; v++)
         start[v + 2] += start[v + 1];
     for (size_t i = 0; i < n; i++)
-        order[start[home_batch(e, &q[i]) + 1]++] = (uint32_t)i;
-    uint8_t *needed = calloc(e->n + 1, 1);
-    clocks u = {.row_of = malloc(sizeof(uint32_t) * (e->n + 1)), .needed = needed,
-                .cur_set = malloc(e->n_chains + 1)};
-    clocks r = {.row_of = malloc(sizeof(uint32_t) * (e->n + 1)), .needed = needed,
-                .cur_set = malloc(e->n_chains + 1)};
+        order[start[home[i] + 1]++] = (uint32_t)i;
+    free(home);
+    uint8_t *needed = xcalloc(e->n + 1, 1);
+    clocks u = {.row_of = xmalloc_array(e->n + 1, sizeof(uint32_t)),
+                .needed = needed, .cur_set = xmalloc(e->n_chains + 1)};
+    clocks r = {.row_of = xmalloc_array(e->n + 1, sizeof(uint32_t)),
+                .needed = needed, .cur_set = xmalloc(e->n_chains + 1)};
     for (uint32_t v = 0; v < e->n_batches; v++) {
         uint32_t k = e->batch_chains[v];
         if (start[v] == start[v + 1])
@@ -510,10 +627,11 @@ static void decide_by_batch(engine *e, const hb_query *q, size_t n,
             st->nodes_skipped++;
             continue;
         }
-        mark_needed(e, q, order, start[v], start[v + 1], needed, 1);
+        mark_needed(e, ql, order, start[v], start[v + 1], needed, 1);
         u.k = r.k = k;
-        u.cur = realloc(u.cur, cells * sizeof(int32_t) + 1);
-        r.cur = realloc(r.cur, cells * sizeof(int32_t) + 1);
+        u.batch = r.batch = v;
+        u.cur = xrealloc_array(u.cur, cells + 1, sizeof(int32_t));
+        r.cur = xrealloc_array(r.cur, cells + 1, sizeof(int32_t));
         u.n_rows = u.cap_rows = r.n_rows = r.cap_rows = 0;
         free(u.rows);
         free(r.rows);
@@ -521,9 +639,11 @@ static void decide_by_batch(engine *e, const hb_query *q, size_t n,
         sweep(e, &e->u, v, &u);
         if (e->r.acyclic)
             sweep(e, &e->r, v, &r);
-        for (uint32_t i = start[v]; i < start[v + 1]; i++)
-            answers[order[i]] = decide(e, &u, &r, &q[order[i]], st);
-        mark_needed(e, q, order, start[v], start[v + 1], needed, 0);
+        for (uint32_t i = start[v]; i < start[v + 1]; i++) {
+            hb_query q = ql->get(ql->ctx, order[i]);
+            answers[order[i]] = decide(e, &u, &r, &q, st);
+        }
+        mark_needed(e, ql, order, start[v], start[v + 1], needed, 0);
     }
     free(u.cur);
     free(u.cur_set);
@@ -547,16 +667,16 @@ static void free_graph(graph *g)
 }
 
 int shortcut_decide(const trace *t, const hb_model *m, handler_model hm,
-                    const hb_query *q, size_t n, hb_answer *answers,
+                    const query_list *q, hb_answer *answers,
                     shortcut_stats *st)
 {
     engine e = {.t = t, .m = m};
-    e.dense = malloc(sizeof(uint32_t) * (t->n_events + 1));
+    e.dense = xmalloc(sizeof(uint32_t) * (t->n_events + 1));
     for (uint32_t i = 0; i < t->n_events; i++) {
         e.dense[i] = m->kept[i] ? e.n++ : UINT32_MAX;
     }
-    e.chain = malloc(sizeof(uint32_t) * (e.n + 1));
-    e.pos = malloc(sizeof(uint32_t) * (e.n + 1));
+    e.chain = xmalloc(sizeof(uint32_t) * (e.n + 1));
+    e.pos = xmalloc(sizeof(uint32_t) * (e.n + 1));
     number_nodes(&e);
     build_chains(&e, hm);
     build_graph(&e, &e.u, m->edges, m->n_edges);
@@ -568,7 +688,7 @@ int shortcut_decide(const trace *t, const hb_model *m, handler_model hm,
         if (e.r.acyclic)
             consistent = 1;
         find_held_sections(&e);
-        decide_by_batch(&e, q, n, answers, st);
+        decide_by_batch(&e, q, answers, st);
         free_graph(&e.r);
         free(e.held_first);
         free(e.held);

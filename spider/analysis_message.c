@@ -1,0 +1,146 @@
+/*
+ * analysis_message.c — message races and the handler races they lead to
+ * (SPEC §4).
+ *
+ * Message race: RCVs r1 before r2 in one thread, with sends s1, s2 in the
+ * trace ("its send": the first, for an id sent more than once), not both
+ * TCP on one directed channel, such that Φ ∧ O(s2) < O(r1): m2 could have
+ * been delivered first.  Grouped by the two SND locations.  A candidate's
+ * events: s1, s2, r1, r2.
+ *
+ * Handler race: for each message race that holds, every pair of accesses
+ * a ∈ handler(m1), b ∈ handler(m2) to one variable, one a write; no query
+ * of its own.
+ */
+#include "engine.h"
+
+#include "../traces/alloc.h"
+
+static int its_send(const trace *t, const hb_model *m, uint32_t rcv)
+{
+    const event *r = &t->events[rcv];
+    if (r->match == NONE)
+        return NONE;
+    uint32_t s = t->matches[r->match].sends[0];
+    return m->kept[s] ? (int32_t)s : NONE;
+}
+
+/* handler[rcv]: the handler of a RCV, or NONE; kept as the analysis's
+ * state for `proven`. */
+static int32_t *handlers_by_rcv(const trace *t)
+{
+    int32_t *h = xmalloc_array(t->n_events + 1, sizeof *h);
+    for (uint32_t e = 0; e < t->n_events; e++)
+        h[e] = NONE;
+    for (uint32_t i = 0; i < t->n_handlers; i++)
+        if (t->handlers[i].rcv != NONE)
+            h[t->handlers[i].rcv] = (int32_t)i;
+    return h;
+}
+
+/* Whether a racing pair of these receives could add handler races: if so,
+ * it is never skipped (its handler groups are not known in advance). */
+static int has_handler_accesses(const trace *t, int32_t h)
+{
+    return h != NONE && t->handlers[h].begin != t->handlers[h].last;
+}
+
+static int enabled(const analysis_options *o)
+{
+    (void)o;
+    return 1;
+}
+
+static void pairs_of_thread(engine_run *run, const uint32_t *rcvs, uint32_t n,
+                            const int32_t *handler)
+{
+    const trace *t = engine_trace(run);
+    const hb_model *m = engine_model(run);
+    for (uint32_t x = 0; x < n; x++)
+        for (uint32_t y = x + 1; y < n; y++) {
+            const event *r1 = &t->events[rcvs[x]], *r2 = &t->events[rcvs[y]];
+            int32_t s1 = its_send(t, m, rcvs[x]), s2 = its_send(t, m, rcvs[y]);
+            if (s1 == s2)
+                continue;
+            if (r1->tcp && r2->tcp && r1->object != NONE &&
+                r1->object == r2->object)
+                continue; /* TCP keeps a channel's order */
+            int handlers = has_handler_accesses(t, handler[x]) &&
+                           has_handler_accesses(t, handler[y]);
+            uint32_t ev[4] = {(uint32_t)s1, (uint32_t)s2, rcvs[x], rcvs[y]};
+            engine_add(run, RACE_MESSAGE, ev, 0, !handlers);
+        }
+}
+
+static void generate(engine_run *run)
+{
+    const trace *t = engine_trace(run);
+    const hb_model *m = engine_model(run);
+    int32_t *of_rcv = handlers_by_rcv(t);
+    engine_set_state(run, RACE_MESSAGE, of_rcv, free);
+    uint32_t *rcvs = xmalloc_array(t->n_events + 1, sizeof *rcvs);
+    int32_t *handler = xmalloc_array(t->n_events + 1, sizeof *handler);
+    for (uint32_t i = 0; i < t->n_threads; i++) {
+        const thread_info *th = &t->threads[i];
+        uint32_t n = 0;
+        for (uint32_t k = 0; k < th->n_events; k++) {
+            uint32_t e = th->events[k];
+            if (t->events[e].kind == EV_RCV && m->kept[e] &&
+                its_send(t, m, e) != NONE) {
+                handler[n] = of_rcv[e];
+                rcvs[n++] = e;
+            }
+        }
+        pairs_of_thread(run, rcvs, n, handler);
+    }
+    free(rcvs);
+    free(handler);
+}
+
+static hb_query query(const candidate *c, unsigned k)
+{
+    (void)k;
+    return hb_query_before(c->ev[1], c->ev[2]);   /* O(s2) < O(r1) */
+}
+
+/* Accesses a ∈ handler(m1), b ∈ handler(m2) to one variable, one a write.
+ * A nested handler's events belong to it, not to the enclosing one. */
+static void proven(engine_run *run, const candidate *c)
+{
+    const trace *t = engine_trace(run);
+    const hb_model *m = engine_model(run);
+    const int32_t *of_rcv = engine_state(run, RACE_MESSAGE);
+    int32_t i1 = of_rcv[c->ev[2]], i2 = of_rcv[c->ev[3]];
+    if (i1 == NONE || i2 == NONE)
+        return;
+    const handler *h1 = &t->handlers[i1], *h2 = &t->handlers[i2];
+    const thread_info *th = &t->threads[h1->thread];
+    for (uint32_t x = t->events[h1->begin].pos; x <= t->events[h1->last].pos; x++) {
+        uint32_t a = th->events[x];
+        const event *ea = &t->events[a];
+        if (!m->kept[a] || !event_is_access(ea))
+            continue;
+        for (uint32_t y = t->events[h2->begin].pos; y <= t->events[h2->last].pos; y++) {
+            uint32_t b = th->events[y];
+            const event *eb = &t->events[b];
+            if (!m->kept[b] || !event_is_access(eb) || ea->object != eb->object ||
+                (ea->kind != EV_WRITE && eb->kind != EV_WRITE))
+                continue;
+            uint32_t ev[2] = {a, b};
+            engine_count(run, RACE_HANDLER, ev);
+        }
+    }
+}
+
+const analysis analysis_message = {
+    .kind = RACE_MESSAGE, .title = "Message races", .json_key = "message_races",
+    .n_queries = 1, .n_located = 2, .n_shown = 4, .symmetric = 1,
+    .enabled = enabled, .generate = generate, .query = query, .proven = proven,
+};
+
+/* Handler races are counted by message races' `proven`; no candidates. */
+const analysis analysis_handler = {
+    .kind = RACE_HANDLER, .title = "Handler races", .json_key = "handler_races",
+    .n_queries = 0, .n_located = 2, .n_shown = 2, .symmetric = 1,
+    .enabled = enabled,
+};

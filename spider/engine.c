@@ -1,0 +1,688 @@
+/*
+ * engine.c — runs the analyses (engine.h): candidates from each enabled
+ * analysis, their verdicts (exact shortcuts, then Z3), and their grouping
+ * by location into the report.
+ */
+#include "engine.h"
+
+#include "../traces/alloc.h"
+
+#include <string.h>
+#include <time.h>
+#include <uthash.h>
+
+/* The analyses, by race_kind.  Adding one: its file, its race_kind, and
+ * its entry here. */
+static const analysis *const analyses[RACE_KINDS] = {
+    [RACE_DATA] = &analysis_data,
+    [RACE_MESSAGE] = &analysis_message,
+    [RACE_HANDLER] = &analysis_handler,
+    [RACE_ATOMICITY] = &analysis_atomicity,
+};
+
+/* ---- groups ------------------------------------------------------------------ */
+
+/* A group while instances are counted: location ids, not yet strings. */
+typedef struct group_key {
+    uint32_t kind, loc[3];   /* symmetric kinds: loc[0] <= loc[1] */
+} group_key;
+
+typedef struct group_entry {
+    group_key key;
+    uint32_t index;
+    UT_hash_handle hh;
+} group_entry;
+
+typedef struct group_state {
+    group_key key;
+    uint8_t lo_first;        /* symmetric: location loc[0] sorts first */
+    uint8_t has_instance, instance_holds;
+    uint64_t count;
+    uint64_t unchecked;      /* candidates not asked: the group holds */
+    uint64_t undecided;      /* candidates the solver left open */
+    uint32_t inst[GROUP_EVENTS];
+    uint32_t inst_rank;
+} group_state;
+
+enum { GROUP_CACHE = 4096 };
+
+typedef struct grouper {
+    const trace *t;
+    group_entry *table;
+    group_state *g;
+    uint32_t n, cap;
+    uint32_t *thread_rank;   /* threads ordered by name */
+    struct { group_key key; uint32_t index; } cache[GROUP_CACHE];
+} grouper;
+
+struct engine_run {
+    const trace *t;
+    const hb_model *m;
+    const analysis_options *o;
+    report *r;
+    grouper *g;
+    candidate *c;
+    size_t n, cap;
+    uint32_t *q_start;       /* candidate -> its first query id */
+    size_t n_queries;
+    void *state[RACE_KINDS]; /* each analysis's own, freed by state_free */
+    void (*state_free[RACE_KINDS])(void *);
+};
+
+static int by_name(const void *x, const void *y, void *ctx)
+{
+    const trace *t = ctx;
+    return strcmp(t->strings[t->threads[*(const uint32_t *)x].name],
+                  t->strings[t->threads[*(const uint32_t *)y].name]);
+}
+
+static grouper *new_grouper(const trace *t)
+{
+    grouper *g = xcalloc(1, sizeof *g);
+    g->t = t;
+    for (uint32_t i = 0; i < GROUP_CACHE; i++)
+        g->cache[i].key.kind = UINT32_MAX; /* empty */
+    uint32_t *order = xmalloc_array(t->n_threads + 1, sizeof *order);
+    g->thread_rank = xmalloc_array(t->n_threads + 1, sizeof *g->thread_rank);
+    for (uint32_t i = 0; i < t->n_threads; i++)
+        order[i] = i;
+    qsort_r(order, t->n_threads, sizeof *order, by_name, (void *)t);
+    for (uint32_t i = 0; i < t->n_threads; i++)
+        g->thread_rank[order[i]] = i;
+    free(order);
+    return g;
+}
+
+static void free_grouper(grouper *g)
+{
+    group_entry *e, *tmp;
+    HASH_ITER(hh, g->table, e, tmp) {
+        HASH_DEL(g->table, e);
+        free(e);
+    }
+    free(g->g);
+    free(g->thread_rank);
+    free(g);
+}
+
+/* Orders events by (thread name, position in the thread's input): the same
+ * whatever the file layout or the order of files on the command line. */
+static int cmp_events(const grouper *g, uint32_t a, uint32_t b)
+{
+    const event *x = &g->t->events[a], *y = &g->t->events[b];
+    if (x->thread != y->thread)
+        return g->thread_rank[x->thread] < g->thread_rank[y->thread] ? -1 : 1;
+    return x->input_index < y->input_index ? -1
+         : x->input_index > y->input_index;
+}
+
+static group_key key_of(const trace *t, const analysis *a, const uint32_t *ev)
+{
+    group_key key;
+    memset(&key, 0, sizeof key);
+    key.kind = a->kind;
+    for (uint32_t i = 0; i < a->n_located; i++)
+        key.loc[i] = engine_loc_id(t, ev[i]);
+    if (a->symmetric && key.loc[0] > key.loc[1]) {
+        uint32_t x = key.loc[0];
+        key.loc[0] = key.loc[1];
+        key.loc[1] = x;
+    }
+    return key;
+}
+
+static uint32_t new_group(grouper *g, const group_key *key, const uint32_t *ev)
+{
+    ALLOC_GROW(g->g, g->n + 1, g->cap);
+    group_state *gs = &g->g[g->n];
+    memset(gs, 0, sizeof *gs);
+    gs->key = *key;
+    if (analyses[key->kind]->symmetric) {
+        char la[64], lb[64];
+        int a_is_lo = engine_loc_id(g->t, ev[0]) == key->loc[0];
+        int c = strcmp(event_location(g->t, ev[0], la, sizeof la),
+                       event_location(g->t, ev[1], lb, sizeof lb));
+        gs->lo_first = a_is_lo ? c <= 0 : c >= 0;
+    }
+    group_entry *entry = xmalloc(sizeof *entry);
+    entry->key = *key;
+    entry->index = g->n;
+    HASH_ADD(hh, g->table, key, sizeof *key, entry);
+    return g->n++;
+}
+
+/* The group of an instance; a small cache in front of the hash table,
+ * since instances of one group come in runs. */
+static uint32_t group_of(grouper *g, const analysis *a, const uint32_t *ev)
+{
+    group_key key = key_of(g->t, a, ev);
+    uint32_t slot = (key.loc[0] * 2654435761u ^ key.loc[1] * 40503u ^
+                     key.loc[2] * 97u ^ key.kind) % GROUP_CACHE;
+    if (!memcmp(&g->cache[slot].key, &key, sizeof key))
+        return g->cache[slot].index;
+    group_entry *found;
+    HASH_FIND(hh, g->table, &key, sizeof key, found);
+    uint32_t index = found ? found->index : new_group(g, &key, ev);
+    g->cache[slot].key = key;
+    g->cache[slot].index = index;
+    return index;
+}
+
+/* The instance in the group's order: a symmetric pair with the first
+ * location first (by event order when both locations are the same). */
+static void orient(const grouper *g, const group_state *gs, const analysis *a,
+                   const uint32_t *ev, uint32_t *out)
+{
+    memcpy(out, ev, sizeof(uint32_t) * GROUP_EVENTS);
+    if (!a->symmetric)
+        return;
+    uint32_t la = engine_loc_id(g->t, ev[0]), lb = engine_loc_id(g->t, ev[1]);
+    uint32_t first_loc = gs->lo_first ? gs->key.loc[0] : gs->key.loc[1];
+    int swap = la != lb ? la != first_loc : cmp_events(g, ev[0], ev[1]) > 0;
+    if (swap) {
+        out[0] = ev[1], out[1] = ev[0];
+        out[2] = ev[3], out[3] = ev[2];
+    }
+}
+
+/* Offers an instance of group gi to show: one that holds before one left
+ * undecided, then the lowest rank, then the least by event order, so the
+ * report never depends on the order instances are found in. */
+static void offer_instance(grouper *g, uint32_t gi, const uint32_t *ev,
+                           uint32_t rank, int holds)
+{
+    group_state *gs = &g->g[gi];
+    const analysis *a = analyses[gs->key.kind];
+    uint32_t inst[GROUP_EVENTS];
+    orient(g, gs, a, ev, inst);
+    if (gs->has_instance && gs->instance_holds != holds) {
+        if (!holds)
+            return;
+    } else if (gs->has_instance) {
+        int d = rank < gs->inst_rank ? -1 : rank > gs->inst_rank;
+        for (uint32_t i = 0; i < a->n_shown && !d; i++)
+            d = cmp_events(g, inst[i], gs->inst[i]);
+        if (d >= 0)
+            return;
+    }
+    memcpy(gs->inst, inst, sizeof inst);
+    gs->inst_rank = rank;
+    gs->has_instance = 1;
+    gs->instance_holds = (uint8_t)holds;
+}
+
+/* ---- the run, for analyses ------------------------------------------------------ */
+
+const trace *engine_trace(const engine_run *run) { return run->t; }
+const hb_model *engine_model(const engine_run *run) { return run->m; }
+const analysis_options *engine_options(const engine_run *run) { return run->o; }
+
+void engine_add(engine_run *run, race_kind kind, const uint32_t *ev,
+                uint32_t rank, int dedupable)
+{
+    const analysis *a = analyses[kind];
+    ALLOC_GROW(run->c, run->n + 1, run->cap);
+    candidate *c = &run->c[run->n++];
+    memset(c, 0, sizeof *c);
+    memcpy(c->ev, ev, sizeof(uint32_t) * a->n_shown);
+    c->group = group_of(run->g, a, ev);
+    c->rank = rank;
+    c->kind = (uint8_t)kind;
+    c->dedupable = (uint8_t)dedupable;
+    run->r->summary.candidates[kind]++;
+}
+
+void engine_set_state(engine_run *run, race_kind kind, void *state,
+                      void (*free_fn)(void *))
+{
+    run->state[kind] = state;
+    run->state_free[kind] = free_fn;
+}
+
+void *engine_state(const engine_run *run, race_kind kind)
+{
+    return run->state[kind];
+}
+
+void engine_count(engine_run *run, race_kind kind, const uint32_t *ev)
+{
+    uint32_t gi = group_of(run->g, analyses[kind], ev);
+    offer_instance(run->g, gi, ev, 0, 1);
+    run->g->g[gi].count++;
+    run->r->summary.instances[kind]++;
+}
+
+const candidate *engine_candidate(const engine_run *run, uint32_t c)
+{
+    return &run->c[c];
+}
+
+unsigned engine_n_queries(const engine_run *run, uint32_t c)
+{
+    return analyses[run->c[c].kind]->n_queries;
+}
+
+hb_query engine_query(const engine_run *run, uint32_t c, unsigned k)
+{
+    return analyses[run->c[c].kind]->query(&run->c[c], k);
+}
+
+size_t engine_query_id(const engine_run *run, uint32_t c, unsigned k)
+{
+    return (size_t)run->q_start[c] + k;
+}
+
+const char *race_kind_title(race_kind k)
+{
+    return k < RACE_KINDS ? analyses[k]->title : "?";
+}
+
+const char *race_kind_key(race_kind k)
+{
+    return k < RACE_KINDS ? analyses[k]->json_key : "?";
+}
+
+/* ---- verdicts --------------------------------------------------------------- */
+
+/* Query ids: candidate c's queries are q_start[c] .. + n_queries. */
+static void number_queries(engine_run *run)
+{
+    run->q_start = xmalloc_array(run->n + 1, sizeof *run->q_start);
+    size_t n = 0;
+    for (size_t c = 0; c < run->n; c++) {
+        if (n > UINT32_MAX - GROUP_EVENTS)
+            alloc_fail(n * sizeof(hb_answer), "the answers to over 4 billion queries");
+        run->q_start[c] = (uint32_t)n;
+        n += analyses[run->c[c].kind]->n_queries;
+    }
+    run->q_start[run->n] = (uint32_t)n;
+    run->n_queries = n;
+}
+
+typedef struct query_index {
+    const engine_run *run;
+    uint32_t *cand;          /* query id -> candidate */
+} query_index;
+
+static hb_query query_by_id(const void *ctx, size_t i)
+{
+    const query_index *qi = ctx;
+    uint32_t c = qi->cand[i];
+    return engine_query(qi->run, c, (unsigned)(i - qi->run->q_start[c]));
+}
+
+/* A candidate holds when all its queries are SAT; it does not when one is
+ * UNSAT. */
+static hb_answer verdict_of(const engine_run *run, uint32_t c,
+                            const hb_answer *qa)
+{
+    hb_answer v = ANSWER_SAT;
+    for (uint32_t q = run->q_start[c]; q < run->q_start[c + 1]; q++) {
+        if (qa[q] == ANSWER_UNSAT)
+            return ANSWER_UNSAT;
+        if (qa[q] != ANSWER_SAT)
+            v = ANSWER_UNKNOWN;
+    }
+    return v;
+}
+
+static int run_shortcuts(engine_run *run, hb_answer *qa, hb_answer *verdict)
+{
+    query_index qi = {run, xmalloc_array(run->n_queries + 1, sizeof(uint32_t))};
+    for (uint32_t c = 0; c < run->n; c++)
+        for (uint32_t q = run->q_start[c]; q < run->q_start[c + 1]; q++)
+            qi.cand[q] = c;
+    query_list ql = {query_by_id, &qi, run->n_queries};
+    shortcut_stats st = {0};
+    int consistent = shortcut_decide(run->t, run->m, run->o->handlers, &ql, qa, &st);
+    free(qi.cand);
+    report_summary *s = &run->r->summary;
+    for (uint32_t c = 0; c < run->n && consistent != 0; c++) {
+        verdict[c] = verdict_of(run, c, qa);
+        s->by_shortcut_unsat += verdict[c] == ANSWER_UNSAT;
+        s->by_shortcut_sat += verdict[c] == ANSWER_SAT;
+    }
+    return consistent;
+}
+
+typedef struct slice_order {
+    const engine_run *run;
+    const uint32_t *unit;
+} slice_order;
+
+/* The prefix of Φ a candidate's queries need (encode_slice.c). */
+static uint32_t candidate_unit(const slice_order *so, uint32_t c)
+{
+    uint32_t u = 0;
+    for (unsigned k = 0; k < engine_n_queries(so->run, c); k++) {
+        hb_query q = engine_query(so->run, c, k);
+        for (uint32_t i = 0; i < q.n_events; i++)
+            if (so->unit[q.ev[i]] > u)
+                u = so->unit[q.ev[i]];
+    }
+    return u;
+}
+
+static int by_slice(const void *x, const void *y, void *ctx)
+{
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    uint32_t ua = candidate_unit(ctx, a), ub = candidate_unit(ctx, b);
+    if (ua != ub)
+        return ua < ub ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
+/* Within a group: lowest rank first, then candidate order. */
+static int by_group(const void *x, const void *y, void *ctx)
+{
+    const candidate *c = ctx;
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    if (c[a].group != c[b].group)
+        return c[a].group < c[b].group ? -1 : 1;
+    if (c[a].rank != c[b].rank)
+        return c[a].rank < c[b].rank ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
+/* Which candidates Z3 must decide.  Unless every instance is wanted, a
+ * candidate of a group that already holds at a rank no higher than its own
+ * is not asked (so a group's lowest rank stays exact). */
+static uint32_t *pick_for_solver(const engine_run *run, hb_answer *verdict,
+                                 int dedup, uint32_t *n_out)
+{
+    uint32_t n_groups = run->g->n;
+    uint32_t *best = xmalloc_array(n_groups + 1, sizeof *best);
+    for (uint32_t i = 0; i < n_groups; i++)
+        best[i] = UINT32_MAX;
+    for (size_t i = 0; i < run->n; i++)
+        if (verdict[i] == ANSWER_SAT && run->c[i].rank < best[run->c[i].group])
+            best[run->c[i].group] = run->c[i].rank;
+    uint32_t *order = xmalloc_array(run->n + 1, sizeof *order), n = 0;
+    for (size_t i = 0; i < run->n; i++) {
+        const candidate *c = &run->c[i];
+        if (verdict[i] != ANSWER_UNKNOWN)
+            continue;
+        if (dedup && c->dedupable && best[c->group] != UINT32_MAX &&
+            c->rank >= best[c->group])
+            verdict[i] = ANSWER_NOT_ASKED;
+        else
+            order[n++] = (uint32_t)i;
+    }
+    free(best);
+    *n_out = n;
+    return order;
+}
+
+/* Sends what the shortcuts left undecided to Z3: with dedup, dedupable
+ * candidates in units per group that stop at their first hold; the rest
+ * one by one, in the order of the prefix of Φ they need. */
+static int ask_solver(engine_run *run, hb_answer *qa, hb_answer *verdict,
+                      char *err, size_t err_len)
+{
+    const analysis_options *o = run->o;
+    int dedup = o->solver == SOLVER_AUTO && !o->all_instances;
+    uint32_t n, n_grouped = 0;
+    uint32_t *order = pick_for_solver(run, verdict, dedup, &n);
+    if (n == 0) { /* the shortcuts decided everything */
+        free(order);
+        return 0;
+    }
+    if (dedup) { /* dedupable ones first, by group */
+        uint32_t *sorted = xmalloc_array(n + 1, sizeof *sorted), k = 0;
+        for (uint32_t i = 0; i < n; i++)
+            if (run->c[order[i]].dedupable)
+                sorted[k++] = order[i];
+        n_grouped = k;
+        for (uint32_t i = 0; i < n; i++)
+            if (!run->c[order[i]].dedupable)
+                sorted[k++] = order[i];
+        free(order);
+        order = sorted;
+        qsort_r(order, n_grouped, sizeof *order, by_group, run->c);
+    }
+    uint32_t *slices = hb_model_slices(run->m);
+    slice_order so = {run, slices};
+    qsort_r(order + n_grouped, n - n_grouped, sizeof *order, by_slice, &so);
+    uint32_t *unit_start = xmalloc_array(n + 2, sizeof *unit_start);
+    uint8_t *stop = xmalloc(n + 1);
+    uint32_t units = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        int same = i > 0 && i < n_grouped &&
+                   run->c[order[i]].group == run->c[order[i - 1]].group;
+        if (!same) {
+            stop[units] = i < n_grouped;
+            unit_start[units++] = i;
+        }
+    }
+    unit_start[units] = n;
+    solve_work w = {.run = run, .order = order, .unit_start = unit_start,
+                    .n_units = units, .stop_at_sat = stop, .slices = slices,
+                    .stop = o->stop};
+    int rc = solve_all(run->m, &w, qa, verdict, o->jobs, o->tuning,
+                       o->timeout_ms, err, err_len);
+    for (uint32_t i = 0; i < n && rc == 0; i++)
+        run->r->summary.by_z3 += verdict[order[i]] != ANSWER_NOT_ASKED;
+    free(order);
+    free(unit_start);
+    free(stop);
+    free(slices);
+    return rc;
+}
+
+/* "inconsistent trace: ..." naming the events of a contradiction. */
+static void explain_inconsistent(const trace *t, const hb_model *m, char *err,
+                                 size_t err_len)
+{
+    uint32_t events[8];
+    size_t n = hb_model_explain(m, events, 8);
+    int w = snprintf(err, err_len, "inconsistent trace: no run can order "
+                     "these events as the trace says (its happens-before "
+                     "model is unsatisfiable):");
+    for (size_t i = 0; i < n && w > 0 && (size_t)w < err_len; i++) {
+        char buf[64];
+        const event *e = &t->events[events[i]];
+        w += snprintf(err + w, err_len - (size_t)w, "%s %s:%u %s %s",
+                      i ? (n > 1 && i + 1 == n && n == 8 ? " ... " : ",") : "",
+                      t->files[e->file], e->line, event_kind_name(e->kind),
+                      event_location(t, events[i], buf, sizeof buf));
+    }
+}
+
+/* 1 when Φ is satisfiable, 0 with a message when it is not or Z3 fails. */
+static int model_consistent(const engine_run *run, char *err, size_t err_len)
+{
+    hb_solver *s = hb_solver_new(run->m, run->o->tuning, 0);
+    if (!s) {
+        snprintf(err, err_len, "the Z3 solver could not be set up");
+        return 0;
+    }
+    hb_answer a = hb_solver_check_model(s);
+    if (a == ANSWER_ERROR)
+        snprintf(err, err_len, "the Z3 solver failed: %s", hb_solver_error(s));
+    hb_solver_free(s);
+    if (a == ANSWER_UNSAT)
+        explain_inconsistent(run->t, run->m, err, err_len);
+    return a == ANSWER_SAT || a == ANSWER_UNKNOWN;
+}
+
+/* Decides every candidate: shortcuts first (unless --solver=z3), then Z3. */
+static int decide(engine_run *run, hb_answer *verdict, char *err,
+                  size_t err_len)
+{
+    number_queries(run);
+    hb_answer *qa = xmalloc_array(run->n_queries + 1, sizeof *qa);
+    for (size_t i = 0; i < run->n_queries; i++)
+        qa[i] = ANSWER_UNKNOWN;
+    for (size_t i = 0; i < run->n; i++)
+        verdict[i] = ANSWER_UNKNOWN;
+    int consistent = -1, rc = -1;
+    if (run->o->solver == SOLVER_AUTO)
+        consistent = run_shortcuts(run, qa, verdict);
+    if (consistent == 0)
+        explain_inconsistent(run->t, run->m, err, err_len);
+    else if (consistent == 1 || model_consistent(run, err, err_len))
+        rc = ask_solver(run, qa, verdict, err, err_len);
+    free(qa);
+    return rc;
+}
+
+/* ---- the report ------------------------------------------------------------- */
+
+static event_ref ref_of(const trace *t, uint32_t e)
+{
+    char buf[64];
+    const event *ev = &t->events[e];
+    return (event_ref){
+        .thread = xstrdup(t->strings[t->threads[ev->thread].name]),
+        .location = xstrdup(event_location(t, e, buf, sizeof buf)),
+        .file = xstrdup(t->files[ev->file]), .line = ev->line,
+        .type = event_kind_name(ev->kind), .index = ev->pos};
+}
+
+/* The printable group of a counted one.  Its node and variable are those
+ * of its first event when that is an access, else the node of its last
+ * shown event (a message race: the receiving node). */
+static race_group finish_group(const trace *t, const group_state *gs)
+{
+    const analysis *a = analyses[gs->key.kind];
+    race_group rg;
+    memset(&rg, 0, sizeof rg);
+    rg.kind = (race_kind)gs->key.kind;
+    rg.count = gs->count;
+    rg.unchecked = gs->unchecked;
+    rg.undecided = gs->undecided;
+    rg.gap = gs->inst_rank;
+    rg.n_events = a->n_shown;
+    for (uint32_t i = 0; i < a->n_shown; i++)
+        rg.events[i] = ref_of(t, gs->inst[i]);
+    rg.n_locations = a->n_located;
+    for (uint32_t i = 0; i < a->n_located; i++)
+        rg.locations[i] = xstrdup(rg.events[i].location);
+    const event *first = &t->events[gs->inst[0]];
+    if (event_is_access(first)) {
+        const shared_object *o = &t->objects[first->object];
+        rg.node = xstrdup(t->strings[o->node]);
+        rg.variable = xstrdup(t->strings[o->name]);
+    } else {
+        const event *last = &t->events[gs->inst[a->n_shown - 1]];
+        rg.node = xstrdup(t->strings[t->threads[last->thread].node]);
+    }
+    for (uint32_t i = 0; i < 3 && a->n_shown == 3; i++)
+        rg.pattern[i] = t->events[gs->inst[i]].kind == EV_WRITE ? 'W' : 'R';
+    return rg;
+}
+
+static int cmp_groups(const void *x, const void *y)
+{
+    const race_group *a = x, *b = y;
+    if (a->kind != b->kind)
+        return a->kind < b->kind ? -1 : 1;
+    for (uint32_t i = 0; i < a->n_locations; i++) {
+        int c = strcmp(a->locations[i], b->locations[i]);
+        if (c)
+            return c;
+    }
+    return 0;
+}
+
+static void count_verdicts(engine_run *run, const hb_answer *verdict)
+{
+    report_summary *s = &run->r->summary;
+    grouper *g = run->g;
+    for (size_t i = 0; i < run->n; i++) {
+        const candidate *c = &run->c[i];
+        group_state *gs = &g->g[c->group];
+        if (verdict[i] == ANSWER_UNKNOWN) {
+            s->undecided++;
+            gs->undecided++;
+            offer_instance(g, c->group, c->ev, c->rank, 0);
+        } else if (verdict[i] == ANSWER_NOT_ASKED) {
+            s->not_asked++;
+            gs->unchecked++;
+        } else if (verdict[i] == ANSWER_SAT) {
+            s->instances[c->kind]++;
+            offer_instance(g, c->group, c->ev, c->rank, 1);
+            gs->count++;
+            if (analyses[c->kind]->proven)
+                analyses[c->kind]->proven(run, c);
+        }
+    }
+}
+
+static void build_groups(engine_run *run, const hb_answer *verdict)
+{
+    report *r = run->r;
+    grouper *g = run->g;
+    count_verdicts(run, verdict);
+    r->groups = xcalloc(g->n + 1, sizeof *r->groups);
+    r->open = xcalloc(g->n + 1, sizeof *r->open);
+    for (uint32_t i = 0; i < g->n; i++) {
+        if (g->g[i].count)
+            r->groups[r->n_groups++] = finish_group(run->t, &g->g[i]);
+        else if (g->g[i].undecided)
+            r->open[r->n_open++] = finish_group(run->t, &g->g[i]);
+    }
+    qsort(r->groups, r->n_groups, sizeof *r->groups, cmp_groups);
+    qsort(r->open, r->n_open, sizeof *r->open, cmp_groups);
+    for (size_t i = 0; i < r->n_groups; i++)
+        r->n_by_kind[r->groups[i].kind]++;
+}
+
+static void fill_summary(report *r, const trace *t, const hb_model *m,
+                         const analysis_options *opts)
+{
+    report_summary *s = &r->summary;
+    s->files = t->n_files;
+    s->nodes = t->n_nodes;
+    s->threads = t->n_threads;
+    s->events = t->n_events;
+    s->events_analyzed = m->n_kept;
+    memcpy(s->by_kind, t->stats.by_kind, sizeof s->by_kind);
+    s->trace = t->stats;
+    s->handlers = t->n_handlers;
+    s->lock_sections = t->n_sections;
+    s->constraints_by_origin = m->counts;
+    s->constraints = hb_model_size(m);
+    s->handlers_model = opts->handlers;
+    s->solver_all = opts->solver == SOLVER_Z3;
+    for (int k = 0; k < RACE_KINDS; k++)
+        s->enabled[k] = (uint8_t)analyses[k]->enabled(opts);
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+report *analyse(const trace *t, const hb_model *m,
+                const analysis_options *opts, char *err, size_t err_len)
+{
+    report *r = xcalloc(1, sizeof *r);
+    fill_summary(r, t, m, opts);
+    engine_run run = {.t = t, .m = m, .o = opts, .r = r, .g = new_grouper(t)};
+    for (int k = 0; k < RACE_KINDS; k++)
+        if (r->summary.enabled[k] && analyses[k]->generate)
+            analyses[k]->generate(&run);
+    hb_answer *verdict = xmalloc_array(run.n + 1, sizeof *verdict);
+    double start = now();
+    int rc = decide(&run, verdict, err, err_len);
+    r->timings.solve = now() - start;
+    r->timings.jobs = opts->jobs;
+    r->summary.partial = opts->stop && *opts->stop;
+    if (rc == 0)
+        build_groups(&run, verdict);
+    free(verdict);
+    free(run.c);
+    free(run.q_start);
+    for (int k = 0; k < RACE_KINDS; k++)
+        if (run.state_free[k])
+            run.state_free[k](run.state[k]);
+    free_grouper(run.g);
+    if (rc != 0) {
+        report_free(r);
+        return NULL;
+    }
+    return r;
+}

@@ -1,0 +1,146 @@
+/*
+ * engine.h — the decision engine, and how an analysis plugs into it.
+ *
+ * An analysis (analysis_data.c, analysis_message.c, analysis_atomicity.c)
+ * is one `analysis` descriptor in the table of engine.c.  It turns the
+ * trace into candidates: each candidate is one dynamic instance (up to
+ * GROUP_EVENTS events) that holds when every one of its queries (hb_query:
+ * a conjunction or disjunction of difference atoms, encode.h) is
+ * satisfiable with Φ.  The engine decides them all the same way:
+ *
+ *   exact shortcuts (engine_shortcut.c: vector clocks over the
+ *   unconditional graph U and an observed-order witness graph R, and lock
+ *   exclusion), then Z3 for the rest (engine_pool.c: a pool of worker
+ *   threads, each with its own Z3 context)
+ *
+ * and groups the instances that hold by location (engine.c), keeping a
+ * count and one instance per group.  Nothing in the engine knows a kind of
+ * bug.
+ *
+ * Ownership: the engine owns candidates and groups; an analysis only adds
+ * to them through engine_add() and engine_count().  Allocation failure
+ * ends the run (traces/alloc.h).
+ */
+#ifndef SPIDER_ENGINE_H
+#define SPIDER_ENGINE_H
+
+#include "spider.h"
+
+/* One dynamic instance to decide. */
+typedef struct candidate {
+    uint32_t ev[GROUP_EVENTS];       /* the instance, in its kind's order */
+    uint32_t group;                  /* engine.c's group index */
+    uint32_t rank;                   /* lower first within a group (gap) */
+    uint8_t kind;                    /* race_kind */
+    uint8_t dedupable;               /* may go unasked once its group holds */
+} candidate;
+
+typedef struct engine_run engine_run;
+
+/* An analysis.  `generate` adds candidates (and may count instances that
+ * need no query); `query` gives the k-th query of a candidate; `proven`,
+ * when set, is called for every candidate that holds, in candidate order
+ * (message races derive handler races there). */
+typedef struct analysis {
+    race_kind kind;
+    const char *title;               /* "Data races" */
+    const char *json_key;            /* "data_races" */
+    uint8_t n_queries;               /* per candidate: 1 or 2 */
+    uint8_t n_located;               /* leading events that name the group */
+    uint8_t n_shown;                 /* events of the instance shown */
+    uint8_t symmetric;               /* the group is the unordered pair of
+                                        ev[0], ev[1] (with ev[2], ev[3]
+                                        swapped along) */
+    int (*enabled)(const analysis_options *o);
+    void (*generate)(engine_run *run);
+    hb_query (*query)(const candidate *c, unsigned k);
+    void (*proven)(engine_run *run, const candidate *c);
+} analysis;
+
+extern const analysis analysis_data, analysis_message, analysis_handler,
+    analysis_atomicity;
+
+/* What an analysis may read while it generates. */
+const trace *engine_trace(const engine_run *run);
+const hb_model *engine_model(const engine_run *run);
+const analysis_options *engine_options(const engine_run *run);
+
+/* Adds a candidate of kind `kind` with events ev (its kind's n_shown of
+ * them); the group is found from its located events. */
+void engine_add(engine_run *run, race_kind kind, const uint32_t *ev,
+                uint32_t rank, int dedupable);
+
+/* State an analysis keeps from `generate` to `proven`: the engine frees it
+ * with free_fn when the run ends. */
+void engine_set_state(engine_run *run, race_kind kind, void *state,
+                      void (*free_fn)(void *));
+void *engine_state(const engine_run *run, race_kind kind);
+
+/* Counts an instance that holds without a query (handler races). */
+void engine_count(engine_run *run, race_kind kind, const uint32_t *ev);
+
+/* The location id of event e: its interned `loc`, or one of its own. */
+static inline uint32_t engine_loc_id(const trace *t, uint32_t e)
+{
+    return t->events[e].loc != STR_NONE ? t->events[e].loc : t->n_strings + e;
+}
+
+/* ---- shortcuts (engine_shortcut.c) ------------------------------------------ */
+
+/* Queries as a source: get(ctx, i) for i < n. */
+typedef struct query_list {
+    hb_query (*get)(const void *ctx, size_t i);
+    const void *ctx;
+    size_t n;
+} query_list;
+
+typedef struct shortcut_stats {
+    uint64_t unsat_ordered, unsat_locks, sat_witness, undecided;
+    uint32_t nodes_skipped;          /* too many chains: left to Z3 */
+} shortcut_stats;
+
+/* A batch's sweep keeps a clock of the batch's width for every chain, twice;
+ * above this many cells its queries go to Z3. */
+#define SHORTCUT_MAX_CELLS ((size_t)64 << 20)
+
+/* Exact answers without a solver: answers[i] becomes SAT, UNSAT, or
+ * UNKNOWN where Z3 must decide.  Returns 1 if Φ is satisfiable (a witness
+ * run was found), 0 if it is not (the unconditional edges form a cycle),
+ * -1 if that is not known. */
+int shortcut_decide(const trace *t, const hb_model *m, handler_model hm,
+                    const query_list *q, hb_answer *answers,
+                    shortcut_stats *st);
+
+/* ---- the solver pool (engine_pool.c) ---------------------------------------- */
+
+/* Work for the pool: candidates cand[order[i]], in units order[unit_start[u]
+ * .. unit_start[u+1]).  A candidate holds when each of its queries is SAT;
+ * query_answers (by engine_query_id) holds what the shortcuts proved, and
+ * only the others are asked.  With stop_at_sat[u], a unit stops at its
+ * first candidate that holds and the rest are ANSWER_NOT_ASKED.  Each unit
+ * is answered in order by one worker, so answers never depend on
+ * scheduling. */
+typedef struct solve_work {
+    const engine_run *run;
+    const uint32_t *order;
+    const uint32_t *unit_start;
+    uint32_t n_units;
+    const uint8_t *stop_at_sat;      /* per unit */
+    const uint32_t *slices;          /* hb_model_slices(), or NULL */
+    const volatile sig_atomic_t *stop; /* set: answer the rest UNKNOWN */
+} solve_work;
+
+/* Decides the work with `jobs` worker threads, writing the verdict of each
+ * candidate into verdicts.  Returns 0, or -1 with Z3's message in err if
+ * a solver could not be set up or failed (never a verdict then). */
+int solve_all(const hb_model *m, const solve_work *w, hb_answer *query_answers,
+              hb_answer *verdicts, unsigned jobs, solver_tuning tuning,
+              unsigned timeout_ms, char *err, size_t err_len);
+
+/* For the pool: a candidate's queries. */
+const candidate *engine_candidate(const engine_run *run, uint32_t c);
+unsigned engine_n_queries(const engine_run *run, uint32_t c);
+hb_query engine_query(const engine_run *run, uint32_t c, unsigned k);
+size_t engine_query_id(const engine_run *run, uint32_t c, unsigned k);
+
+#endif
