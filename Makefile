@@ -2,7 +2,7 @@
 # `make check` install what they need first.
 #
 #   make            bin/spider and the tools (bin/cyclon-trace, bin/gen-trace, bin/check-smt2)
-#   make demo       analyse the bundled TaxDC traces
+#   make demo       analyse the bundled TaxDC traces and the atomicity example
 #   make check      every test, then the suite again under AddressSanitizer and
 #                   UndefinedBehaviorSanitizer, and valgrind on a few traces
 #   make bench      benchmarks/run (writes nothing; see benchmarks/RESULTS.md)
@@ -75,6 +75,9 @@ demo: all
 	    echo; echo "### $$d"; ./bin/spider "$$d"; \
 	    s=$$?; [ $$s -le 1 ] || exit $$s; \
 	done; true
+	@echo; echo "== atomicity violations (benchmarks/atomicity/) =="
+	@./bin/spider --atomicity benchmarks/atomicity/hbase-region; \
+	    s=$$?; [ $$s -le 1 ]
 
 check: all $(TEST_BINS)
 	@./tests/run-all

@@ -118,17 +118,20 @@ static int cmp_events(const grouper *g, uint32_t a, uint32_t b)
 
 static group_key key_of(const trace *t, const analysis *a, const uint32_t *ev)
 {
-    group_key key;
-    memset(&key, 0, sizeof key);
-    key.kind = a->kind;
-    for (uint32_t i = 0; i < a->n_located; i++)
-        key.loc[i] = engine_loc_id(t, ev[i]);
+    group_key key = {a->kind, {engine_loc_id(t, ev[0]), engine_loc_id(t, ev[1]),
+                               a->n_located > 2 ? engine_loc_id(t, ev[2]) : 0}};
     if (a->symmetric && key.loc[0] > key.loc[1]) {
         uint32_t x = key.loc[0];
         key.loc[0] = key.loc[1];
         key.loc[1] = x;
     }
     return key;
+}
+
+static int same_key(const group_key *x, const group_key *y)
+{
+    return x->kind == y->kind && x->loc[0] == y->loc[0] &&
+           x->loc[1] == y->loc[1] && x->loc[2] == y->loc[2];
 }
 
 static uint32_t new_group(grouper *g, const group_key *key, const uint32_t *ev)
@@ -158,7 +161,7 @@ static uint32_t group_of(grouper *g, const analysis *a, const uint32_t *ev)
     group_key key = key_of(g->t, a, ev);
     uint32_t slot = (key.loc[0] * 2654435761u ^ key.loc[1] * 40503u ^
                      key.loc[2] * 97u ^ key.kind) % GROUP_CACHE;
-    if (!memcmp(&g->cache[slot].key, &key, sizeof key))
+    if (same_key(&g->cache[slot].key, &key))
         return g->cache[slot].index;
     group_entry *found;
     HASH_FIND(hh, g->table, &key, sizeof key, found);

@@ -529,11 +529,44 @@ static verdict_of_atoms decide_atoms(const engine *e, const clocks *u,
     return strict_cycle(q, d) ? ATOMS_UNKNOWN : ATOMS_SAT;
 }
 
+/* The two shapes most queries have, without the general machinery (the
+ * same answers: one atom between two events of the batch). */
+static verdict_of_atoms decide_pair(const engine *e, const clocks *u,
+                                    const clocks *r, const hb_query *q)
+{
+    uint32_t a = q->ev[q->atoms[0].i], b = q->ev[q->atoms[0].j];
+    if (q->atoms[0].kind == ATOM_EQUAL) {
+        if (reaches(e, u, a, b) || reaches(e, u, b, a))
+            return ATOMS_UNSAT_ORDER;
+        if (excluded(e, u, a, b, a))
+            return ATOMS_UNSAT_LOCKS;
+        return e->r.acyclic && !reaches(e, r, a, b) && !reaches(e, r, b, a)
+                   ? ATOMS_SAT : ATOMS_UNKNOWN;
+    }
+    /* a < b: only a path b → a contradicts it (b is the home event) */
+    if (a == b || reaches(e, u, b, a))
+        return ATOMS_UNSAT_ORDER;
+    return e->r.acyclic && !reaches(e, r, b, a) ? ATOMS_SAT : ATOMS_UNKNOWN;
+}
+
+static int is_simple_pair(const engine *e, const hb_query *q, uint32_t batch)
+{
+    if (q->n_events != 2 || q->n_atoms != 1 || q->atoms[0].kind == ATOM_LESS_EQ)
+        return 0;
+    uint32_t a = q->ev[q->atoms[0].i], b = q->ev[q->atoms[0].j];
+    uint32_t later = q->atoms[0].kind == ATOM_LESS ? b : a;
+    return e->chain_batch[e->chain[e->dense[later]]] == batch &&
+           (q->atoms[0].kind == ATOM_LESS ||
+            e->chain_batch[e->chain[e->dense[b]]] == batch);
+}
+
 static hb_answer decide(const engine *e, const clocks *u, const clocks *r,
                         const hb_query *q, shortcut_stats *st)
 {
     verdict_of_atoms v;
-    if (!q->any) {
+    if (is_simple_pair(e, q, u->batch)) {
+        v = decide_pair(e, u, r, q);
+    } else if (!q->any) {
         v = decide_atoms(e, u, r, q, (1u << q->n_atoms) - 1);
     } else { /* SAT if one atom is; UNSAT if every atom is */
         int unsat = 1, locks = 0;
