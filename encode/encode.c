@@ -3,6 +3,8 @@
  */
 #include "encode.h"
 
+#include "../traces/alloc.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,27 +14,11 @@ typedef struct builder {
     uint32_t edges_cap, clauses_cap, lits_cap;
 } builder;
 
-static void *grow(void *arr, uint32_t *cap, uint32_t need, size_t elem)
-{
-    if (need <= *cap)
-        return arr;
-    uint32_t c = *cap ? *cap * 2 : 64;
-    while (c < need)
-        c *= 2;
-    void *p = realloc(arr, (size_t)c * elem);
-    if (!p) {
-        fputs("spider: out of memory\n", stderr);
-        exit(2);
-    }
-    *cap = c;
-    return p;
-}
-
 static void add_edge(builder *b, uint32_t *count, uint32_t before,
                      uint32_t after)
 {
     hb_model *m = b->m;
-    m->edges = grow(m->edges, &b->edges_cap, m->n_edges + 1, sizeof(hb_edge));
+    ALLOC_GROW(m->edges, m->n_edges + 1, b->edges_cap);
     m->edges[m->n_edges++] = (hb_edge){before, after};
     (*count)++;
 }
@@ -41,10 +27,9 @@ static void add_clause(builder *b, uint32_t *count, const hb_lit *lits,
                        uint32_t n)
 {
     hb_model *m = b->m;
-    m->lits = grow(m->lits, &b->lits_cap, m->n_lits + n, sizeof(hb_lit));
+    ALLOC_GROW(m->lits, m->n_lits + n, b->lits_cap);
     memcpy(m->lits + m->n_lits, lits, n * sizeof(hb_lit));
-    m->clauses = grow(m->clauses, &b->clauses_cap, m->n_clauses + 1,
-                      sizeof(hb_clause));
+    ALLOC_GROW(m->clauses, m->n_clauses + 1, b->clauses_cap);
     m->clauses[m->n_clauses++] = (hb_clause){m->n_lits, n};
     m->n_lits += n;
     (*count)++;
@@ -52,7 +37,7 @@ static void add_clause(builder *b, uint32_t *count, const hb_lit *lits,
 
 void hb_edge_list_add(hb_edge_list *l, uint32_t before, uint32_t after)
 {
-    l->v = grow(l->v, &l->cap, l->n + 1, sizeof(hb_edge));
+    ALLOC_GROW(l->v, l->n + 1, l->cap);
     l->v[l->n++] = (hb_edge){before, after};
 }
 
@@ -105,7 +90,7 @@ static void floating_order(builder *b, const thread_info *th, int64_t *last)
 static void program_order(builder *b, handler_model handlers)
 {
     const trace *t = b->t;
-    int64_t *last = malloc(sizeof(int64_t) * (t->n_handlers + 1));
+    int64_t *last = xmalloc(sizeof(int64_t) * (t->n_handlers + 1));
     for (uint32_t i = 0; i < t->n_threads; i++) {
         if (handlers == HANDLERS_NESTED) {
             nested_order(b, &t->threads[i]);
@@ -170,7 +155,7 @@ static void messages(builder *b)
         if (!b->m->kept[mt->rcv])
             continue;
         uint32_t n = 0;
-        lits = grow(lits, &lits_cap, mt->n_sends, sizeof(hb_lit));
+        ALLOC_GROW(lits, mt->n_sends, lits_cap);
         for (uint32_t k = 0; k < mt->n_sends; k++) {
             if (!b->m->kept[mt->sends[k]])
                 continue;
@@ -228,7 +213,7 @@ static void exclude(builder *b, const lock_section *x, const lock_section *y)
 static void locks(builder *b)
 {
     const trace *t = b->t;
-    lock_section *s = malloc(sizeof(lock_section) * (t->n_sections + 1));
+    lock_section *s = xmalloc(sizeof(lock_section) * (t->n_sections + 1));
     uint32_t n = t->n_sections;
     memcpy(s, t->sections, sizeof(lock_section) * n);
     qsort(s, n, sizeof *s, cmp_sections);
@@ -246,7 +231,7 @@ static void wait_notify(builder *b)
     const trace *t = b->t;
     hb_model *m = b->m;
     uint32_t *count = &m->counts.wait_notify;
-    uint32_t *bool_of = malloc(sizeof(uint32_t) * (t->n_waits + 1));
+    uint32_t *bool_of = xmalloc(sizeof(uint32_t) * (t->n_waits + 1));
     hb_lit *lits = NULL;
     uint32_t lits_cap = 0, choices_cap = 0;
     for (uint32_t i = 0; i < t->n_waits; i++) {
@@ -254,9 +239,8 @@ static void wait_notify(builder *b)
         bool_of[i] = m->n_bools;
         if (!m->kept[w->wait] || w->n_notifies == 0)
             continue;
-        lits = grow(lits, &lits_cap, w->n_notifies, sizeof(hb_lit));
-        m->choices = grow(m->choices, &choices_cap, m->n_bools + w->n_notifies,
-                          sizeof(hb_choice));
+        ALLOC_GROW(lits, w->n_notifies, lits_cap);
+        ALLOC_GROW(m->choices, m->n_bools + w->n_notifies, choices_cap);
         for (uint32_t k = 0; k < w->n_notifies; k++) {
             uint32_t v = m->n_bools + k;
             m->choices[v] = (hb_choice){w->notifies[k], w->wait};
@@ -290,11 +274,9 @@ static void wait_notify(builder *b)
 hb_model *hb_model_build(const trace *t, const uint8_t *keep,
                          handler_model handlers)
 {
-    hb_model *m = calloc(1, sizeof *m);
-    if (!m)
-        return NULL;
+    hb_model *m = xcalloc(1, sizeof *m);
     m->n_events = t->n_events;
-    m->kept = malloc(t->n_events + 1);
+    m->kept = xmalloc(t->n_events + 1);
     for (uint32_t e = 0; e < t->n_events; e++) {
         m->kept[e] = keep ? keep[e] != 0 : 1;
         m->n_kept += m->kept[e];

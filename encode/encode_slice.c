@@ -17,6 +17,8 @@
  */
 #include "encode.h"
 
+#include "../traces/alloc.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,12 +63,12 @@ static digraph build(const hb_model *m)
     hb_edge_list b = {0};
     for (uint32_t i = 0; i < m->n_edges; i++)
         hb_edge_list_add(&b, m->edges[i].before, m->edges[i].after);
-    uint32_t cap = 16, *ev = malloc(sizeof(uint32_t) * cap);
+    uint32_t cap = 16, *ev = xmalloc(sizeof(uint32_t) * cap);
     for (uint32_t i = 0; i < m->n_clauses; i++) {
         const hb_clause *c = &m->clauses[i];
         if (2 * c->n > cap) {
             cap = 2 * c->n;
-            ev = realloc(ev, sizeof(uint32_t) * cap);
+            ev = xrealloc_array(ev, cap, sizeof(uint32_t));
         }
         int same_after;
         uint32_t n = clause_events(m, c, ev, &same_after);
@@ -80,8 +82,8 @@ static digraph build(const hb_model *m)
     }
     free(ev);
     digraph g = {.n = m->n_events};
-    g.start = calloc(g.n + 2, sizeof(uint32_t));
-    g.dst = malloc(sizeof(uint32_t) * (b.n + 1));
+    g.start = xcalloc(g.n + 2, sizeof(uint32_t));
+    g.dst = xmalloc(sizeof(uint32_t) * (b.n + 1));
     for (uint32_t i = 0; i < b.n; i++)
         g.start[b.v[i].before + 2]++;
     for (uint32_t i = 0; i < g.n; i++)
@@ -97,13 +99,13 @@ static digraph build(const hb_model *m)
 static uint32_t *units(const digraph *g, const uint8_t *kept)
 {
     uint32_t n = g->n, next_index = 0, n_comp = 0, sp = 0, cp = 0;
-    uint32_t *index = malloc(sizeof(uint32_t) * (n + 1));
-    uint32_t *low = malloc(sizeof(uint32_t) * (n + 1));
-    uint32_t *comp = malloc(sizeof(uint32_t) * (n + 1));
-    uint32_t *stack = malloc(sizeof(uint32_t) * (n + 1));
-    uint32_t *call = malloc(sizeof(uint32_t) * (n + 1));
-    uint32_t *edge = malloc(sizeof(uint32_t) * (n + 1));
-    uint8_t *on_stack = calloc(n + 1, 1);
+    uint32_t *index = xmalloc(sizeof(uint32_t) * (n + 1));
+    uint32_t *low = xmalloc(sizeof(uint32_t) * (n + 1));
+    uint32_t *comp = xmalloc(sizeof(uint32_t) * (n + 1));
+    uint32_t *stack = xmalloc(sizeof(uint32_t) * (n + 1));
+    uint32_t *call = xmalloc(sizeof(uint32_t) * (n + 1));
+    uint32_t *edge = xmalloc(sizeof(uint32_t) * (n + 1));
+    uint8_t *on_stack = xcalloc(n + 1, 1);
     for (uint32_t v = 0; v < n; v++)
         index[v] = UINT32_MAX;
     for (uint32_t root = 0; root < n; root++) {
