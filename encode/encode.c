@@ -5,6 +5,7 @@
 
 #include "../traces/alloc.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,27 +13,39 @@ typedef struct builder {
     hb_model *m;
     const trace *t;
     uint32_t edges_cap, clauses_cap, lits_cap;
+    uint32_t edge_origin_cap, clause_origin_cap;
 } builder;
 
-static void add_edge(builder *b, uint32_t *count, uint32_t before,
+static void bump(hb_counts *c, hb_origin origin, int by)
+{
+    uint32_t *field[] = {&c->program_order, &c->thread_sync, &c->messages,
+                         &c->locks, &c->wait_notify};
+    *field[origin] += (uint32_t)by;
+}
+
+static void add_edge(builder *b, hb_origin origin, uint32_t before,
                      uint32_t after)
 {
     hb_model *m = b->m;
     ALLOC_GROW(m->edges, m->n_edges + 1, b->edges_cap);
+    ALLOC_GROW(m->edge_origin, m->n_edges + 1, b->edge_origin_cap);
+    m->edge_origin[m->n_edges] = (uint8_t)origin;
     m->edges[m->n_edges++] = (hb_edge){before, after};
-    (*count)++;
+    bump(&m->counts, origin, 1);
 }
 
-static void add_clause(builder *b, uint32_t *count, const hb_lit *lits,
+static void add_clause(builder *b, hb_origin origin, const hb_lit *lits,
                        uint32_t n)
 {
     hb_model *m = b->m;
     ALLOC_GROW(m->lits, m->n_lits + n, b->lits_cap);
     memcpy(m->lits + m->n_lits, lits, n * sizeof(hb_lit));
     ALLOC_GROW(m->clauses, m->n_clauses + 1, b->clauses_cap);
+    ALLOC_GROW(m->clause_origin, m->n_clauses + 1, b->clause_origin_cap);
+    m->clause_origin[m->n_clauses] = (uint8_t)origin;
     m->clauses[m->n_clauses++] = (hb_clause){m->n_lits, n};
     m->n_lits += n;
-    (*count)++;
+    bump(&m->counts, origin, 1);
 }
 
 void hb_edge_list_add(hb_edge_list *l, uint32_t before, uint32_t after)
@@ -56,7 +69,7 @@ static void nested_order(builder *b, const thread_info *th)
         if (!b->m->kept[e])
             continue;
         if (prev != NONE)
-            add_edge(b, &b->m->counts.program_order, (uint32_t)prev, e);
+            add_edge(b, ORIGIN_PROGRAM_ORDER, (uint32_t)prev, e);
         prev = e;
     }
 }
@@ -74,7 +87,7 @@ static void floating_order(builder *b, const thread_info *th, int64_t *last)
             continue;
         int32_t h = t->events[e].handler;
         int64_t *chain = &last[h + 1];
-        uint32_t *count = &b->m->counts.program_order;
+        hb_origin count = ORIGIN_PROGRAM_ORDER;
         if (*chain != NONE)
             add_edge(b, count, (uint32_t)*chain, e);
         else if (h != NONE && t->handlers[h].rcv != NONE &&
@@ -124,7 +137,7 @@ static int64_t last_kept(const builder *b, const thread_info *th)
 static void thread_sync(builder *b)
 {
     const trace *t = b->t;
-    uint32_t *count = &b->m->counts.thread_sync;
+    hb_origin count = ORIGIN_THREAD_SYNC;
     for (uint32_t e = 0; e < t->n_events; e++) {
         const event *ev = &t->events[e];
         if ((ev->kind != EV_CREATE && ev->kind != EV_JOIN) || !b->m->kept[e])
@@ -147,7 +160,7 @@ static void thread_sync(builder *b)
 static void messages(builder *b)
 {
     const trace *t = b->t;
-    uint32_t *count = &b->m->counts.messages;
+    hb_origin count = ORIGIN_MESSAGES;
     hb_lit *lits = NULL;
     uint32_t lits_cap = 0;
     for (uint32_t i = 0; i < t->n_matches; i++) {
@@ -188,7 +201,7 @@ static int cmp_sections(const void *x, const void *y)
  * L1, which that constraint does not name, was dropped.) */
 static void exclude(builder *b, const lock_section *x, const lock_section *y)
 {
-    uint32_t *count = &b->m->counts.locks;
+    hb_origin count = ORIGIN_LOCKS;
     const uint8_t *kept = b->m->kept;
     if (x->release == NONE && y->release == NONE) {
         /* both hold to the end: impossible, and Φ must say so */
@@ -230,7 +243,7 @@ static void wait_notify(builder *b)
 {
     const trace *t = b->t;
     hb_model *m = b->m;
-    uint32_t *count = &m->counts.wait_notify;
+    hb_origin count = ORIGIN_WAIT_NOTIFY;
     uint32_t *bool_of = xmalloc(sizeof(uint32_t) * (t->n_waits + 1));
     hb_lit *lits = NULL;
     uint32_t lits_cap = 0, choices_cap = 0;
@@ -276,6 +289,7 @@ hb_model *hb_model_build(const trace *t, const uint8_t *keep,
 {
     hb_model *m = xcalloc(1, sizeof *m);
     m->n_events = t->n_events;
+    m->handlers = handlers;
     m->kept = xmalloc(t->n_events + 1);
     for (uint32_t e = 0; e < t->n_events; e++) {
         m->kept[e] = keep ? keep[e] != 0 : 1;
@@ -290,13 +304,68 @@ hb_model *hb_model_build(const trace *t, const uint8_t *keep,
     return m;
 }
 
+static int lits_kept(const hb_model *m, const hb_lit *l, uint32_t n, int *some)
+{
+    int all = 1;
+    for (uint32_t k = 0; k < n; k++) {
+        if (l[k].kind != LIT_LESS)
+            continue;
+        int kept = m->kept[l[k].a] && m->kept[l[k].b];
+        all &= kept;
+        *some |= kept;
+    }
+    return all;
+}
+
+void hb_model_project(hb_model *m, const trace *t, const uint8_t *keep)
+{
+    hb_model old = *m;
+    m->n_kept = 0;
+    m->kept = xmalloc(t->n_events + 1);
+    for (uint32_t e = 0; e < t->n_events; e++) {
+        m->kept[e] = old.kept[e] && keep[e];
+        m->n_kept += m->kept[e];
+    }
+    m->edges = NULL, m->edge_origin = NULL, m->n_edges = 0;
+    m->clauses = NULL, m->clause_origin = NULL, m->n_clauses = 0;
+    m->lits = NULL, m->n_lits = 0;
+    memset(&m->counts, 0, sizeof m->counts);
+    builder b = {.m = m, .t = t};
+    program_order(&b, m->handlers);
+    for (uint32_t i = 0; i < old.n_edges; i++) {
+        const hb_edge *e = &old.edges[i];
+        if (old.edge_origin[i] == ORIGIN_PROGRAM_ORDER)
+            continue;
+        if (m->kept[e->before] && m->kept[e->after])
+            add_edge(&b, (hb_origin)old.edge_origin[i], e->before, e->after);
+        else /* only a thread dropped whole loses its fork and join */
+            assert(old.edge_origin[i] == ORIGIN_THREAD_SYNC);
+    }
+    for (uint32_t i = 0; i < old.n_clauses; i++) {
+        const hb_clause *c = &old.clauses[i];
+        int some = 0;
+        if (lits_kept(m, old.lits + c->first, c->n, &some))
+            add_clause(&b, (hb_origin)old.clause_origin[i], old.lits + c->first, c->n);
+        else /* pruning drops no event a clause names */
+            assert(!some && !"a clause lost some of its events");
+    }
+    free(old.kept);
+    free(old.edges);
+    free(old.edge_origin);
+    free(old.clauses);
+    free(old.clause_origin);
+    free(old.lits);
+}
+
 void hb_model_free(hb_model *m)
 {
     if (!m)
         return;
     free(m->kept);
     free(m->edges);
+    free(m->edge_origin);
     free(m->clauses);
+    free(m->clause_origin);
     free(m->lits);
     free(m->choices);
     free(m);

@@ -45,7 +45,12 @@ typedef struct hb_choice {
     uint32_t notify, wait;
 } hb_choice;
 
-/* Where constraints came from, for the report. */
+/* Where a constraint came from (SPEC §3's items). */
+typedef enum hb_origin { ORIGIN_PROGRAM_ORDER, ORIGIN_THREAD_SYNC,
+                         ORIGIN_MESSAGES, ORIGIN_LOCKS,
+                         ORIGIN_WAIT_NOTIFY } hb_origin;
+
+/* Constraints by origin, for the report. */
 typedef struct hb_counts {
     uint32_t program_order, thread_sync, messages, locks, wait_notify;
 } hb_counts;
@@ -63,6 +68,9 @@ typedef struct hb_model {
     uint32_t n_bools;
     hb_choice *choices;              /* choices[b]: what boolean b means */
     hb_counts counts;                /* constraints by origin */
+    uint8_t *edge_origin;            /* hb_origin of each edge */
+    uint8_t *clause_origin;          /* ... and of each clause */
+    handler_model handlers;          /* the handler model it was built for */
 } hb_model;
 
 /* The chain (a totally ordered context) an event's program order runs in:
@@ -88,9 +96,19 @@ typedef struct hb_edge_list {
 
 void hb_edge_list_add(hb_edge_list *l, uint32_t before, uint32_t after);
 
-/* Builds Φ for the events e with keep[e] != 0 (keep NULL = all). */
+/* Builds Φ for the events e with keep[e] != 0 (keep NULL = all).  A
+ * constraint is added when every event it names is kept.  Never fails
+ * (allocation failure ends the run, traces/alloc.h). */
 hb_model *hb_model_build(const trace *t, const uint8_t *keep,
                          handler_model handlers);
+
+/* Projects m, in place, onto the events with keep[e] != 0: program order
+ * runs through the kept events, and every other constraint stays — which
+ * holds for a keep mask from prune_trace(), since pruning drops no event a
+ * constraint names but the fork/join edges of a thread it drops whole
+ * (asserted).  The result equals hb_model_build(t, keep, m->handlers)
+ * with the constraints in another order; Φ is built only once. */
+void hb_model_project(hb_model *m, const trace *t, const uint8_t *keep);
 void hb_model_free(hb_model *m);
 
 /* Number of constraints (edges + clauses). */

@@ -6,6 +6,7 @@
  */
 #include "prune.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #include <uthash.h>
@@ -75,11 +76,9 @@ static uint32_t *chain_next(const trace *t, handler_model hm, const uint8_t *kee
     return next;
 }
 
-static void find_marks(const trace *t, handler_model hm, const uint8_t *keep,
-                       marks *mk)
+static void find_marks(const trace *t, const hb_model *m, marks *mk)
 {
-    hb_model *m = hb_model_build(t, keep, hm);
-    uint32_t *next = chain_next(t, hm, keep);
+    uint32_t *next = chain_next(t, m->handlers, m->kept);
     for (uint32_t i = 0; i < m->n_edges; i++)
         if (next[m->edges[i].before] != m->edges[i].after)
             mark(mk, m->edges[i].before, m->edges[i].after);
@@ -90,7 +89,6 @@ static void find_marks(const trace *t, handler_model hm, const uint8_t *keep,
         mark(mk, m->choices[b].notify, m->choices[b].wait);
     mark_query_events(t, mk);
     free(next);
-    hb_model_free(m);
 }
 
 static void kept_ends(const trace *t, const uint8_t *keep, uint32_t tid,
@@ -284,11 +282,10 @@ static int late_in_run(access_run **runs, const event *ev, uint32_t chain,
     return r->length >= 3;
 }
 
-static void drop_repeated_accesses(const trace *t, const prune_options *o,
-                                   uint8_t *keep, const marks *mk,
-                                   prune_stats *st)
+static void drop_repeated_accesses(const trace *t, handler_model hm,
+                                   const prune_options *o, uint8_t *keep,
+                                   const marks *mk, prune_stats *st)
 {
-    handler_model hm = o->handlers;
     uint32_t *epoch = xcalloc(hb_chain_count(t, hm) + 1, sizeof(uint32_t));
     seen_access *seen = NULL, *s, *tmp;
     access_run *runs = NULL, *r, *rtmp;
@@ -342,23 +339,25 @@ static void drop_repeated_accesses(const trace *t, const prune_options *o,
     free(epoch);
 }
 
-uint8_t *prune_trace(const trace *t, const prune_options *o, prune_stats *st)
+uint8_t *prune_trace(const trace *t, const hb_model *m, const prune_options *o,
+                     prune_stats *st)
 {
-    handler_model hm = o->handlers;
+    assert(m->n_kept == t->n_events); /* Φ of the whole trace */
+    handler_model hm = m->handlers;
     uint8_t *keep = xmalloc(t->n_events + 1);
     memset(keep, 1, t->n_events + 1);
     memset(st, 0, sizeof *st);
     marks mk = {xcalloc(t->n_events + 1, sizeof(uint32_t)),
                 xcalloc(t->n_events + 1, sizeof(uint32_t)),
                 xcalloc(t->n_events + 1, 1)};
-    find_marks(t, hm, keep, &mk);
+    find_marks(t, m, &mk);
     int changed = 1;
     while (changed) {
         st->rounds++;
         changed = drop_idle_events(t, keep, &mk, st);
         changed |= drop_idle_threads(t, hm, keep, &mk, st);
     }
-    drop_repeated_accesses(t, o, keep, &mk, st);
+    drop_repeated_accesses(t, hm, o, keep, &mk, st);
     free(mk.before);
     free(mk.after);
     free(mk.query);

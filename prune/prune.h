@@ -2,7 +2,7 @@
  * prune.h — redundancy pruning that provably changes no race group.
  *
  * prune_trace() decides which events of a trace the model needs; it never
- * mutates the trace.  The contract (SPEC §5, docs/pruning.md): the data,
+ * mutates the trace or the model.  The contract (SPEC §5, docs/pruning.md): the data,
  * message and handler race groups are the same with and without pruning;
  * only instance counts may drop.
  *
@@ -95,12 +95,15 @@ typedef struct prune_stats {
 } prune_stats;
 
 typedef struct prune_options {
-    handler_model handlers;
     int atomicity;            /* atomicity groups must stay too (rule 3) */
 } prune_options;
 
-/* Which events to keep (1) or drop (0).  Never fails (allocation failure
- * ends the run, traces/alloc.h). */
-uint8_t *prune_trace(const trace *t, const prune_options *o, prune_stats *st);
+/* Which events to keep (1) or drop (0), read off m, Φ of the whole trace
+ * (hb_model_build(t, NULL, ...): its handler model is the one pruned
+ * for).  Project m with hb_model_project(m, t, keep) afterwards: Φ is
+ * built once.  Never fails (allocation failure ends the run,
+ * traces/alloc.h). */
+uint8_t *prune_trace(const trace *t, const hb_model *m, const prune_options *o,
+                     prune_stats *st);
 
 #endif

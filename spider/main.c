@@ -325,12 +325,14 @@ int main(int argc, char **argv)
         goto cleanup;
     }
     double loaded = now();
-    prune_options popt = {.handlers = c.handlers, .atomicity = c.atomicity};
-    if (!c.no_prune)
-        keep = prune_trace(t, &popt, &pruning);
-    double pruned = now();
-    m = hb_model_build(t, keep, c.handlers);
+    m = hb_model_build(t, NULL, c.handlers);
     double encoded = now();
+    prune_options popt = {.atomicity = c.atomicity};
+    if (!c.no_prune) {
+        keep = prune_trace(t, m, &popt, &pruning);
+        hb_model_project(m, t, keep);
+    }
+    double pruned = now();
     if (c.emit_smt2 && write_smt2(c.emit_smt2, m, t) != 0)
         goto cleanup;
     analysis_options aopts = {.handlers = c.handlers, .jobs = c.jobs,
@@ -349,8 +351,8 @@ int main(int argc, char **argv)
     r->summary.pruned = !c.no_prune;
     r->summary.pruning = pruning;
     r->timings.load = loaded - start;
-    r->timings.prune = pruned - loaded;
-    r->timings.encode = encoded - pruned;
+    r->timings.encode = encoded - loaded;
+    r->timings.prune = pruned - encoded;
     r->timings.total = now() - start;
     print_options popts = {.quiet = c.quiet, .color = c.color && !c.json,
                            .timings = c.timings};

@@ -20,9 +20,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             continue;
         for (int hm = 0; hm <= 1; hm++) {
             prune_stats st;
-            prune_options po = {.handlers = (handler_model)hm, .atomicity = hm};
-            uint8_t *keep = prune_trace(t, &po, &st);
-            hb_model *m = hb_model_build(t, keep, (handler_model)hm);
+            prune_options po = {.atomicity = hm};
+            hb_model *m = hb_model_build(t, NULL, (handler_model)hm);
+            uint8_t *keep = prune_trace(t, m, &po, &st);
+            hb_model_project(m, t, keep);
             free(hb_model_slices(m));
             hb_model_free(m);
             free(keep);

@@ -24,8 +24,10 @@ static void expect_kept(const char *text, handler_model hm, const char *want)
                           sizeof err) != TRACE_OK)
         fail_msg("load: %s", err);
     prune_stats st;
-    prune_options po = {.handlers = hm};
-    uint8_t *keep = prune_trace(t, &po, &st);
+    prune_options po = {0};
+    hb_model *m = hb_model_build(t, NULL, hm);
+    uint8_t *keep = prune_trace(t, m, &po, &st);
+    hb_model_free(m);
     char got[256];
     for (uint32_t i = 0; i < t->n_events && i < sizeof got - 1; i++)
         got[i] = keep[i] ? '1' : '0';
@@ -75,11 +77,21 @@ static void expect_constraints_kept(const char *text, handler_model hm,
                           sizeof err) != TRACE_OK)
         fail_msg("load: %s", err);
     prune_stats st;
-    prune_options po = {.handlers = hm};
-    uint8_t *keep = prune_trace(t, &po, &st);
+    prune_options po = {0};
     hb_model *full = hb_model_build(t, NULL, hm);
+    uint8_t *keep = prune_trace(t, full, &po, &st);
     hb_model *pruned = hb_model_build(t, keep, hm);
     assert_int_equal(t->n_events - pruned->n_kept, want_dropped);
+    /* the projection of Φ is Φ built for the kept events */
+    hb_model *projected = hb_model_build(t, NULL, hm);
+    hb_model_project(projected, t, keep);
+    assert_int_equal(projected->n_edges, pruned->n_edges);
+    assert_int_equal(projected->n_clauses, pruned->n_clauses);
+    for (uint32_t i = 0; i < pruned->n_edges; i++)
+        if (!has_edge(projected, pruned->edges[i].before, pruned->edges[i].after))
+            fail_msg("projection lacks edge %u < %u", pruned->edges[i].before,
+                     pruned->edges[i].after);
+    hb_model_free(projected);
     for (uint32_t i = 0; i < full->n_edges; i++) {
         const hb_edge *e = &full->edges[i];
         if (t->events[e->before].thread == t->events[e->after].thread)
