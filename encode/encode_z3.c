@@ -226,7 +226,9 @@ hb_answer hb_solver_check_model(hb_solver *s)
     return answer_of(Z3_solver_check(s->ctx, s->solver));
 }
 
-/* The query as one Z3 term over its events' constants. */
+/* The query as one Z3 term over its events' constants, with a reference
+ * the caller drops (Z3_dec_ref): in a reference-counted context a term
+ * nobody holds may be freed by the next call that makes one. */
 static Z3_ast query_term(hb_solver *s, const hb_query *q)
 {
     Z3_context c = s->ctx;
@@ -236,10 +238,16 @@ static Z3_ast query_term(hb_solver *s, const hb_query *q)
         atoms[k] = q->atoms[k].kind == ATOM_LESS      ? Z3_mk_lt(c, a, b)
                  : q->atoms[k].kind == ATOM_LESS_EQ ? Z3_mk_le(c, a, b)
                                                     : Z3_mk_eq(c, a, b);
+        Z3_inc_ref(c, atoms[k]);
     }
     if (q->n_atoms == 1)
         return atoms[0];
-    return q->any ? Z3_mk_or(c, q->n_atoms, atoms) : Z3_mk_and(c, q->n_atoms, atoms);
+    Z3_ast term = q->any ? Z3_mk_or(c, q->n_atoms, atoms)
+                         : Z3_mk_and(c, q->n_atoms, atoms);
+    Z3_inc_ref(c, term);
+    for (uint32_t k = 0; k < q->n_atoms; k++)
+        Z3_dec_ref(c, atoms[k]);
+    return term;
 }
 
 hb_answer hb_solver_check(hb_solver *s, const hb_query *q)
@@ -253,7 +261,9 @@ hb_answer hb_solver_check(hb_solver *s, const hb_query *q)
         extend(s, u);
     }
     Z3_solver_push(c, s->solver);
-    Z3_solver_assert(c, s->solver, query_term(s, q));
+    Z3_ast term = query_term(s, q);
+    Z3_solver_assert(c, s->solver, term);
+    Z3_dec_ref(c, term);
     hb_answer ans = answer_of(Z3_solver_check(c, s->solver));
     Z3_solver_pop(c, s->solver, 1);
     return ans;

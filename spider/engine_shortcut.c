@@ -554,10 +554,55 @@ static int is_simple_pair(const engine *e, const hb_query *q, uint32_t batch)
     if (q->n_events != 2 || q->n_atoms != 1 || q->atoms[0].kind == ATOM_LESS_EQ)
         return 0;
     uint32_t a = q->ev[q->atoms[0].i], b = q->ev[q->atoms[0].j];
+    if (a == b && q->atoms[0].kind == ATOM_EQUAL)
+        return 0; /* O(a) = O(a): the general rules know it is Φ itself */
     uint32_t later = q->atoms[0].kind == ATOM_LESS ? b : a;
     return e->chain_batch[e->chain[e->dense[later]]] == batch &&
            (q->atoms[0].kind == ATOM_LESS ||
             e->chain_batch[e->chain[e->dense[b]]] == batch);
+}
+
+/* Atomicity's two shapes over p, r, c of one node, directly: "between"
+ * p < r < c (a cycle needs a path r → p, c → r or c → p; r inside p's and
+ * c's section of a lock r's thread holds too is the lock rule) and
+ * "outside" r < p ∨ c < r (each atom alone).  The same answers as the
+ * general rules. */
+static int is_triple(const engine *e, const hb_query *q, uint32_t batch)
+{
+    if (q->n_events != 3 || q->n_atoms != 2)
+        return 0;
+    static const hb_atom between[2] = {{ATOM_LESS, 0, 1}, {ATOM_LESS, 1, 2}};
+    static const hb_atom outside[2] = {{ATOM_LESS, 1, 0}, {ATOM_LESS, 2, 1}};
+    const hb_atom *want = q->any ? outside : between;
+    for (uint32_t k = 0; k < 2; k++)
+        if (q->atoms[k].kind != want[k].kind || q->atoms[k].i != want[k].i ||
+            q->atoms[k].j != want[k].j)
+            return 0;
+    for (uint32_t i = 0; i < 3; i++)
+        if (e->chain_batch[e->chain[e->dense[q->ev[i]]]] != batch)
+            return 0;
+    return q->ev[0] != q->ev[1] && q->ev[1] != q->ev[2] && q->ev[0] != q->ev[2];
+}
+
+static verdict_of_atoms decide_triple(const engine *e, const clocks *u,
+                                      const clocks *r, const hb_query *q)
+{
+    uint32_t p = q->ev[0], x = q->ev[1], c = q->ev[2];
+    int rc = e->r.acyclic;
+    if (!q->any) {
+        if (reaches(e, u, x, p) || reaches(e, u, c, x) || reaches(e, u, c, p))
+            return ATOMS_UNSAT_ORDER;
+        if (e->t->events[p].thread == e->t->events[c].thread &&
+            e->t->events[x].thread != e->t->events[p].thread &&
+            excluded(e, u, p, x, c))
+            return ATOMS_UNSAT_LOCKS;
+        return rc && !reaches(e, r, x, p) && !reaches(e, r, c, x) &&
+                       !reaches(e, r, c, p) ? ATOMS_SAT : ATOMS_UNKNOWN;
+    }
+    if (rc && (!reaches(e, r, p, x) || !reaches(e, r, x, c)))
+        return ATOMS_SAT;
+    return reaches(e, u, p, x) && reaches(e, u, x, c) ? ATOMS_UNSAT_ORDER
+                                                      : ATOMS_UNKNOWN;
 }
 
 static hb_answer decide(const engine *e, const clocks *u, const clocks *r,
@@ -566,6 +611,8 @@ static hb_answer decide(const engine *e, const clocks *u, const clocks *r,
     verdict_of_atoms v;
     if (is_simple_pair(e, q, u->batch)) {
         v = decide_pair(e, u, r, q);
+    } else if (is_triple(e, q, u->batch)) {
+        v = decide_triple(e, u, r, q);
     } else if (!q->any) {
         v = decide_atoms(e, u, r, q, (1u << q->n_atoms) - 1);
     } else { /* SAT if one atom is; UNSAT if every atom is */
