@@ -338,8 +338,13 @@ void hb_model_project(hb_model *m, const trace *t, const uint8_t *keep)
             continue;
         if (m->kept[e->before] && m->kept[e->after])
             add_edge(&b, (hb_origin)old.edge_origin[i], e->before, e->after);
-        else /* only a thread dropped whole loses its fork and join */
-            assert(old.edge_origin[i] == ORIGIN_THREAD_SYNC);
+        else /* a thread dropped whole loses its fork and join; and an
+              * edge along its own chain (a thread's SND right before its
+              * own RCV) is program order already */
+            assert(old.edge_origin[i] == ORIGIN_THREAD_SYNC ||
+                   (hb_chain_of(t, m->handlers, e->before) ==
+                        hb_chain_of(t, m->handlers, e->after) &&
+                    t->events[e->before].pos < t->events[e->after].pos));
     }
     for (uint32_t i = 0; i < old.n_clauses; i++) {
         const hb_clause *c = &old.clauses[i];

@@ -7,8 +7,9 @@
  * only instance counts may drop.
  *
  * The invariant every rule keeps: the pruned Φ has every constraint of
- * the unpruned Φ but program order, and the fork/join edges of a thread
- * dropped whole (rule 2).  An event that a constraint of Φ names is never
+ * the unpruned Φ but program order (and edges along one chain, which it
+ * implies), and the fork/join edges of a thread dropped whole (rule 2);
+ * hb_model_project() asserts it.  An event that a constraint of Φ names is never
  * "an event that orders nothing".  hb_model_build() adds a constraint
  * exactly when every event it names is kept — for lock sections that is
  * what the constraint names, not the whole section: of a section never
