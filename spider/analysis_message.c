@@ -16,6 +16,8 @@
 
 #include "../traces/alloc.h"
 
+#include <uthash.h>
+
 static int its_send(const trace *t, const hb_model *m, uint32_t rcv)
 {
     const event *r = &t->events[rcv];
@@ -25,8 +27,30 @@ static int its_send(const trace *t, const hb_model *m, uint32_t rcv)
     return m->kept[s] ? (int32_t)s : NONE;
 }
 
-/* handler[rcv]: the handler of a RCV, or NONE; kept as the analysis's
- * state for `proven`. */
+/* The analysis's state from `generate` to `proven`: the handler of each
+ * RCV, and the handler-race pairs already counted. */
+typedef struct pair_seen {
+    uint64_t pair;                   /* lower event id << 32 | higher */
+    UT_hash_handle hh;
+} pair_seen;
+
+typedef struct message_state {
+    int32_t *handler_of;             /* by RCV event: its handler, or NONE */
+    pair_seen *counted;
+} message_state;
+
+static void free_state(void *p)
+{
+    message_state *st = p;
+    pair_seen *x, *tmp;
+    HASH_ITER(hh, st->counted, x, tmp) {
+        HASH_DEL(st->counted, x);
+        free(x);
+    }
+    free(st->handler_of);
+    free(st);
+}
+
 static int32_t *handlers_by_rcv(const trace *t)
 {
     int32_t *h = xmalloc_array(t->n_events + 1, sizeof *h);
@@ -36,6 +60,20 @@ static int32_t *handlers_by_rcv(const trace *t)
         if (t->handlers[i].rcv != NONE)
             h[t->handlers[i].rcv] = (int32_t)i;
     return h;
+}
+
+/* 1 the first time the pair {a, b} is seen. */
+static int first_time(message_state *st, uint32_t a, uint32_t b)
+{
+    uint64_t key = a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a;
+    pair_seen *x;
+    HASH_FIND(hh, st->counted, &key, sizeof key, x);
+    if (x)
+        return 0;
+    x = xmalloc(sizeof *x);
+    x->pair = key;
+    HASH_ADD(hh, st->counted, pair, sizeof key, x);
+    return 1;
 }
 
 /* Whether a racing pair of these receives could add handler races: if so,
@@ -76,8 +114,10 @@ static void generate(engine_run *run)
 {
     const trace *t = engine_trace(run);
     const hb_model *m = engine_model(run);
-    int32_t *of_rcv = handlers_by_rcv(t);
-    engine_set_state(run, RACE_MESSAGE, of_rcv, free);
+    message_state *st = xcalloc(1, sizeof *st);
+    st->handler_of = handlers_by_rcv(t);
+    engine_set_state(run, RACE_MESSAGE, st, free_state);
+    const int32_t *of_rcv = st->handler_of;
     uint32_t *rcvs = xmalloc_array(t->n_events + 1, sizeof *rcvs);
     int32_t *handler = xmalloc_array(t->n_events + 1, sizeof *handler);
     for (uint32_t i = 0; i < t->n_threads; i++) {
@@ -103,14 +143,16 @@ static hb_query query(const candidate *c, unsigned k)
     return hb_query_before(c->ev[1], c->ev[2]);   /* O(s2) < O(r1) */
 }
 
-/* Accesses a ∈ handler(m1), b ∈ handler(m2) to one variable, one a write.
- * A nested handler's events belong to it, not to the enclosing one. */
+/* Accesses a ∈ handler(m1), b ∈ handler(m2) to one variable, one a write:
+ * a handler's own events (a nested handler's belong to it, not to the
+ * one around it), never an event with itself, each pair {a, b} once
+ * however many racing message pairs lead to it. */
 static void proven(engine_run *run, const candidate *c)
 {
     const trace *t = engine_trace(run);
     const hb_model *m = engine_model(run);
-    const int32_t *of_rcv = engine_state(run, RACE_MESSAGE);
-    int32_t i1 = of_rcv[c->ev[2]], i2 = of_rcv[c->ev[3]];
+    message_state *st = engine_state(run, RACE_MESSAGE);
+    int32_t i1 = st->handler_of[c->ev[2]], i2 = st->handler_of[c->ev[3]];
     if (i1 == NONE || i2 == NONE)
         return;
     const handler *h1 = &t->handlers[i1], *h2 = &t->handlers[i2];
@@ -118,13 +160,15 @@ static void proven(engine_run *run, const candidate *c)
     for (uint32_t x = t->events[h1->begin].pos; x <= t->events[h1->last].pos; x++) {
         uint32_t a = th->events[x];
         const event *ea = &t->events[a];
-        if (!m->kept[a] || !event_is_access(ea))
+        if (!m->kept[a] || !event_is_access(ea) || ea->handler != i1)
             continue;
         for (uint32_t y = t->events[h2->begin].pos; y <= t->events[h2->last].pos; y++) {
             uint32_t b = th->events[y];
             const event *eb = &t->events[b];
-            if (!m->kept[b] || !event_is_access(eb) || ea->object != eb->object ||
-                (ea->kind != EV_WRITE && eb->kind != EV_WRITE))
+            if (!m->kept[b] || !event_is_access(eb) || eb->handler != i2 ||
+                a == b || ea->object != eb->object ||
+                (ea->kind != EV_WRITE && eb->kind != EV_WRITE) ||
+                !first_time(st, a, b))
                 continue;
             uint32_t ev[2] = {a, b};
             engine_count(run, RACE_HANDLER, ev);
