@@ -228,7 +228,8 @@ static void locks(builder *b)
     const trace *t = b->t;
     lock_section *s = xmalloc(sizeof(lock_section) * (t->n_sections + 1));
     uint32_t n = t->n_sections;
-    memcpy(s, t->sections, sizeof(lock_section) * n);
+    if (n)
+        memcpy(s, t->sections, sizeof(lock_section) * n);
     qsort(s, n, sizeof *s, cmp_sections);
     for (uint32_t i = 0; i < n; i++)
         for (uint32_t j = i + 1; j < n && s[j].lock == s[i].lock; j++)

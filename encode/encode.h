@@ -196,10 +196,16 @@ size_t hb_model_explain(const hb_model *m, uint32_t *events, size_t max);
 
 /* Φ alone: ANSWER_UNSAT means the trace is inconsistent. */
 hb_answer hb_solver_check_model(hb_solver *s);
-/* One incremental check (push / assert / check / pop). */
+/* One incremental check (push / assert / check / pop).  Both checks answer
+ * ANSWER_ERROR when any Z3 call fails, and then on every later call. */
 hb_answer hb_solver_check(hb_solver *s, const hb_query *q);
 /* Z3's message for the first error of this solver ("" if none). */
 const char *hb_solver_error(const hb_solver *s);
 void hb_solver_free(hb_solver *s);
+
+/* Sets a Z3 global parameter, "NAME=VALUE" (Z3_global_param_set), for
+ * every solver made afterwards: call it before any.  Returns 0, or -1 with
+ * a message in err when NAME is not a Z3 parameter or Z3 rejects VALUE. */
+int hb_z3_global_param(const char *name_value, char *err, size_t err_len);
 
 #endif

@@ -2,12 +2,22 @@
  * encode_z3.c — Φ as Z3 terms, asserted once into a solver that then
  * answers one incremental query at a time.  Follows Z3's
  * examples/c/test_capi.c: reference-counted context (inc/dec_ref on every
- * AST we keep), one error handler, push/assert/check/pop.
+ * AST we keep), push/assert/check/pop, and the error code checked after
+ * every call that can fail.
+ *
+ * Errors: Z3 sets an error code per context, and every API call resets it,
+ * so it is read right after each call that can fail.  The first error of a
+ * solver is kept in it (code and Z3's message, hb_solver_error()); from
+ * then on the solver makes no more Z3 calls but to free itself, and every
+ * check answers ANSWER_ERROR — a failure is never a verdict.
  */
 #include "encode.h"
+#include "../traces/alloc.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <z3.h>
 
 struct hb_solver {
@@ -22,95 +32,236 @@ struct hb_solver {
     uint32_t *order;     /* constraint ids: edges, then n_edges + clause */
     uint32_t *position;  /* unit each constraint needs, by order index */
     uint32_t n_constraints, asserted, upto;
+    Z3_error_code code;  /* the first error, or Z3_OK */
     char error[256];     /* Z3's message for the first error, or "" */
 };
 
-/* Z3 reports errors through this instead of aborting; a failed check
- * answers UNKNOWN, and hb_solver_new() looks at the error code. */
+/* Z3's default handler prints and exits the process; this one leaves the
+ * error code for failed() to read after the call.  (A handler gets no
+ * pointer of ours, so it cannot record the error itself without a global.) */
 static void on_z3_error(Z3_context ctx, Z3_error_code code)
 {
     (void)ctx;
     (void)code;
 }
 
-static Z3_ast keep_ast(Z3_context ctx, Z3_ast a)
+/* After a Z3 call: records its error, if any (the first one is kept).
+ * True when the solver has failed, by this call or an earlier one. */
+static int failed(hb_solver *s)
 {
-    Z3_inc_ref(ctx, a);
-    return a;
+    if (s->code != Z3_OK)
+        return 1;
+    Z3_error_code code = Z3_get_error_code(s->ctx);
+    if (code == Z3_OK)
+        return 0;
+    s->code = code;
+    const char *msg = Z3_get_error_msg(s->ctx, code);
+    snprintf(s->error, sizeof s->error, "%s",
+             msg && *msg ? msg : "unknown Z3 error");
+    return 1;
 }
 
+/* Records a failure of the set-up that Z3 did not report. */
+static void fail_setup(hb_solver *s, const char *what)
+{
+    if (s->code != Z3_OK)
+        return;
+    s->code = Z3_EXCEPTION;
+    snprintf(s->error, sizeof s->error, "%s", what);
+}
+
+/* Takes a reference to a, the result of the last call; NULL if it failed. */
+static Z3_ast keep_ast(hb_solver *s, Z3_ast a)
+{
+    if (failed(s) || !a)
+        return NULL;
+    Z3_inc_ref(s->ctx, a);
+    return failed(s) ? NULL : a;
+}
+
+static void drop_ast(hb_solver *s, Z3_ast a)
+{
+    if (a)
+        Z3_dec_ref(s->ctx, a);
+}
+
+/* O(e); NULL if Z3 failed. */
 static Z3_ast var(hb_solver *s, uint32_t e)
 {
-    if (!s->vars[e]) {
+    if (!s->vars[e] && !failed(s)) {
         char name[24];
         snprintf(name, sizeof name, "e%u", e);
         Z3_symbol sym = Z3_mk_string_symbol(s->ctx, name);
-        s->vars[e] = keep_ast(s->ctx, Z3_mk_const(s->ctx, sym,
-                                                  Z3_mk_int_sort(s->ctx)));
+        if (failed(s))
+            return NULL;
+        Z3_sort sort = Z3_mk_int_sort(s->ctx);
+        if (failed(s))
+            return NULL;
+        s->vars[e] = keep_ast(s, Z3_mk_const(s->ctx, sym, sort));
     }
     return s->vars[e];
 }
 
+/* O(a) < O(b), O(a) <= O(b) or O(a) = O(b), kept; NULL if Z3 failed. */
+static Z3_ast atom(hb_solver *s, hb_atom_kind kind, uint32_t a, uint32_t b)
+{
+    Z3_ast x = var(s, a), y = x ? var(s, b) : NULL;
+    if (!y)
+        return NULL;
+    Z3_context c = s->ctx;
+    return keep_ast(s, kind == ATOM_LESS      ? Z3_mk_lt(c, x, y)
+                     : kind == ATOM_LESS_EQ ? Z3_mk_le(c, x, y)
+                                            : Z3_mk_eq(c, x, y));
+}
+
+/* A literal of a clause, kept; NULL if Z3 failed. */
 static Z3_ast lit(hb_solver *s, const hb_lit *l)
 {
     switch (l->kind) {
     case LIT_LESS:
-        return Z3_mk_lt(s->ctx, var(s, l->a), var(s, l->b));
+        return atom(s, ATOM_LESS, l->a, l->b);
     case LIT_BOOL:
-        return s->bools[l->a];
+        return keep_ast(s, s->bools[l->a]);
     default:
-        return Z3_mk_not(s->ctx, s->bools[l->a]);
+        return keep_ast(s, Z3_mk_not(s->ctx, s->bools[l->a]));
     }
 }
 
-/* Asserts constraint k: edge k, or clause k - n_edges. */
-static void assert_constraint(hb_solver *s, const hb_model *m, uint32_t k)
+/* The disjunction (any) or conjunction of n kept terms, kept; the terms
+ * are released.  NULL if Z3 failed (or any term is NULL). */
+static Z3_ast combine(hb_solver *s, int any, uint32_t n, Z3_ast *terms)
 {
-    Z3_context c = s->ctx;
-    if (k < m->n_edges) {
-        Z3_solver_assert(c, s->solver, Z3_mk_lt(c, var(s, m->edges[k].before),
-                                                var(s, m->edges[k].after)));
-        return;
-    }
+    Z3_ast r = NULL;
+    int complete = 1;
+    for (uint32_t i = 0; i < n; i++)
+        complete &= terms[i] != NULL;
+    if (complete && n == 1)
+        return terms[0];
+    if (complete && !failed(s))
+        r = keep_ast(s, any ? Z3_mk_or(s->ctx, n, terms)
+                            : Z3_mk_and(s->ctx, n, terms));
+    for (uint32_t i = 0; i < n; i++)
+        drop_ast(s, terms[i]);
+    return r;
+}
+
+/* Constraint k of m (edge k, or clause k - n_edges) as a kept term; NULL
+ * if Z3 failed. */
+static Z3_ast constraint_term(hb_solver *s, const hb_model *m, uint32_t k)
+{
+    if (k < m->n_edges)
+        return atom(s, ATOM_LESS, m->edges[k].before, m->edges[k].after);
     const hb_clause *cl = &m->clauses[k - m->n_edges];
-    Z3_ast small[8], *args = cl->n <= 8 ? small : malloc(sizeof(Z3_ast) * cl->n);
-    /* keep each literal alive while the disjunction is built */
+    Z3_ast small[8];
+    Z3_ast *args = cl->n <= 8 ? small : xmalloc_array(cl->n, sizeof *args);
     for (uint32_t i = 0; i < cl->n; i++)
-        args[i] = keep_ast(c, lit(s, &m->lits[cl->first + i]));
-    Z3_solver_assert(c, s->solver, cl->n == 1 ? args[0] : Z3_mk_or(c, cl->n, args));
-    for (uint32_t i = 0; i < cl->n; i++)
-        Z3_dec_ref(c, args[i]);
+        args[i] = failed(s) ? NULL : lit(s, &m->lits[cl->first + i]);
+    Z3_ast r = combine(s, 1, cl->n, args);
     if (args != small)
         free(args);
+    return r;
 }
 
-static void assert_model(hb_solver *s, const hb_model *m)
+/* Asserts a kept term and releases it.  -1 if Z3 failed. */
+static int assert_term(hb_solver *s, Z3_ast t)
+{
+    if (!t)
+        return -1;
+    Z3_solver_assert(s->ctx, s->solver, t);
+    int bad = failed(s);
+    drop_ast(s, t);
+    return bad ? -1 : 0;
+}
+
+static int assert_model(hb_solver *s, const hb_model *m)
 {
     for (uint32_t k = 0; k < m->n_edges + m->n_clauses; k++)
-        assert_constraint(s, m, k);
+        if (assert_term(s, constraint_term(s, m, k)) != 0)
+            return -1;
+    return 0;
 }
 
-static Z3_solver make_solver(Z3_context c, solver_tuning tuning,
-                             unsigned timeout_ms)
+static int set_param(hb_solver *s, Z3_params p, const char *name, int is_bool,
+                     unsigned value)
 {
+    Z3_symbol key = Z3_mk_string_symbol(s->ctx, name);
+    if (failed(s))
+        return -1;
+    if (is_bool)
+        Z3_params_set_bool(s->ctx, p, key, value != 0);
+    else
+        Z3_params_set_uint(s->ctx, p, key, value);
+    return failed(s) ? -1 : 0;
+}
+
+/* Sets s->solver up; -1 if Z3 failed. */
+static int make_solver(hb_solver *s, solver_tuning tuning, unsigned timeout_ms)
+{
+    Z3_context c = s->ctx;
     Z3_solver solver = tuning == TUNING_FAST ? Z3_mk_simple_solver(c)
                                              : Z3_mk_solver(c);
+    if (failed(s) || !solver)
+        return -1;
     Z3_solver_inc_ref(c, solver);
+    s->solver = solver;
     Z3_params p = Z3_mk_params(c);
+    if (failed(s) || !p)
+        return -1;
     Z3_params_inc_ref(c, p);
-    if (tuning == TUNING_FAST)
-        Z3_params_set_uint(c, p, Z3_mk_string_symbol(c, "arith.solver"), 1);
+    int rc = tuning == TUNING_FAST ? set_param(s, p, "arith.solver", 0, 1) : 0;
     /* SIGINT is spider's to handle (it stops the workers and reports) */
-    Z3_params_set_bool(c, p, Z3_mk_string_symbol(c, "ctrl_c"), false);
-    if (timeout_ms)
-        Z3_params_set_uint(c, p, Z3_mk_string_symbol(c, "timeout"), timeout_ms);
-    Z3_solver_set_params(c, solver, p);
+    if (rc == 0)
+        rc = set_param(s, p, "ctrl_c", 1, 0);
+    if (rc == 0 && timeout_ms)
+        rc = set_param(s, p, "timeout", 0, timeout_ms);
+    if (rc == 0) {
+        Z3_solver_set_params(c, solver, p);
+        rc = failed(s) ? -1 : 0;
+    }
     Z3_params_dec_ref(c, p);
-    return solver;
+    return rc;
 }
 
+/* A context and solver for m's variables, nothing asserted yet.  NULL if
+ * Z3 failed. */
 static hb_solver *solver_shell(const hb_model *m, solver_tuning tuning,
-                               unsigned timeout_ms);
+                               unsigned timeout_ms)
+{
+    hb_solver *s = xcalloc(1, sizeof *s);
+    s->vars = xcalloc(m->n_events + 1, sizeof(Z3_ast));
+    s->bools = xcalloc(m->n_bools + 1, sizeof(Z3_ast));
+    Z3_config cfg = Z3_mk_config();
+    if (!cfg) {
+        hb_solver_free(s);
+        return NULL;
+    }
+    Z3_set_param_value(cfg, "model", "false");
+    s->ctx = Z3_mk_context_rc(cfg); /* NULL e.g. when memory_max_size is hit */
+    Z3_del_config(cfg);
+    if (!s->ctx) {
+        hb_solver_free(s);
+        return NULL;
+    }
+    Z3_set_error_handler(s->ctx, on_z3_error);
+    s->n_vars = m->n_events;
+    if (make_solver(s, tuning, timeout_ms) != 0) {
+        hb_solver_free(s);
+        return NULL;
+    }
+    for (uint32_t i = 0; i < m->n_bools; i++) {
+        char name[24];
+        snprintf(name, sizeof name, "b%u", i);
+        Z3_symbol sym = Z3_mk_string_symbol(s->ctx, name);
+        Z3_sort sort = failed(s) ? NULL : Z3_mk_bool_sort(s->ctx);
+        s->bools[i] = failed(s) ? NULL : keep_ast(s, Z3_mk_const(s->ctx, sym, sort));
+        s->n_bools = i + 1;
+        if (!s->bools[i]) {
+            hb_solver_free(s);
+            return NULL;
+        }
+    }
+    return s;
+}
 
 hb_solver *hb_solver_new(const hb_model *m, solver_tuning tuning,
                          unsigned timeout_ms)
@@ -118,11 +269,14 @@ hb_solver *hb_solver_new(const hb_model *m, solver_tuning tuning,
     hb_solver *s = solver_shell(m, tuning, timeout_ms);
     if (!s)
         return NULL;
-    assert_model(s, m);
+    if (assert_model(s, m) != 0) {
+        hb_solver_free(s);
+        return NULL;
+    }
     /* Solving Φ alone once first makes every later query several times
      * faster: the engine keeps what it learnt about Φ across push/pop. */
     Z3_solver_check(s->ctx, s->solver);
-    if (Z3_get_error_code(s->ctx) != Z3_OK) {
+    if (failed(s)) {
         hb_solver_free(s);
         return NULL;
     }
@@ -163,16 +317,16 @@ hb_solver *hb_solver_new_sliced(const hb_model *m, const uint32_t *unit,
     for (uint32_t e = 0; e < m->n_events; e++)
         if (m->kept[e] && unit[e] > max_unit)
             max_unit = unit[e];
-    uint32_t *start = calloc(max_unit + 3, sizeof(uint32_t));
-    uint32_t *need = malloc(sizeof(uint32_t) * (s->n_constraints + 1));
+    uint32_t *start = xcalloc((size_t)max_unit + 3, sizeof(uint32_t));
+    uint32_t *need = xmalloc_array((size_t)s->n_constraints + 1, sizeof(uint32_t));
     for (uint32_t k = 0; k < s->n_constraints; k++) {
         need[k] = constraint_unit(m, unit, k);
         start[need[k] + 2]++;
     }
     for (uint32_t u = 0; u <= max_unit; u++)
         start[u + 2] += start[u + 1];
-    s->order = malloc(sizeof(uint32_t) * (s->n_constraints + 1));
-    s->position = malloc(sizeof(uint32_t) * (s->n_constraints + 1));
+    s->order = xmalloc_array((size_t)s->n_constraints + 1, sizeof(uint32_t));
+    s->position = xmalloc_array((size_t)s->n_constraints + 1, sizeof(uint32_t));
     for (uint32_t k = 0; k < s->n_constraints; k++) {
         uint32_t i = start[need[k] + 1]++;
         s->order[i] = k;
@@ -183,36 +337,15 @@ hb_solver *hb_solver_new_sliced(const hb_model *m, const uint32_t *unit,
     return s;
 }
 
-/* Sliced mode: asserts every constraint whose events all lie in units <= u. */
-static void extend(hb_solver *s, uint32_t u)
+/* Sliced mode: asserts every constraint whose events all lie in units <= u.
+ * -1 if Z3 failed. */
+static int extend(hb_solver *s, uint32_t u)
 {
     while (s->asserted < s->n_constraints && s->position[s->asserted] <= u)
-        assert_constraint(s, s->model, s->order[s->asserted++]);
-}
-
-static hb_solver *solver_shell(const hb_model *m, solver_tuning tuning,
-                               unsigned timeout_ms)
-{
-    hb_solver *s = calloc(1, sizeof *s);
-    if (!s)
-        return NULL;
-    Z3_config cfg = Z3_mk_config();
-    Z3_set_param_value(cfg, "model", "false");
-    s->ctx = Z3_mk_context_rc(cfg);
-    Z3_del_config(cfg);
-    Z3_set_error_handler(s->ctx, on_z3_error);
-    s->solver = make_solver(s->ctx, tuning, timeout_ms);
-    s->n_vars = m->n_events;
-    s->vars = calloc(m->n_events + 1, sizeof(Z3_ast));
-    s->n_bools = m->n_bools;
-    s->bools = calloc(m->n_bools + 1, sizeof(Z3_ast));
-    for (uint32_t i = 0; i < m->n_bools; i++) {
-        char name[24];
-        snprintf(name, sizeof name, "b%u", i);
-        s->bools[i] = keep_ast(s->ctx, Z3_mk_const(
-            s->ctx, Z3_mk_string_symbol(s->ctx, name), Z3_mk_bool_sort(s->ctx)));
-    }
-    return s;
+        if (assert_term(s, constraint_term(s, s->model,
+                                           s->order[s->asserted++])) != 0)
+            return -1;
+    return 0;
 }
 
 static hb_answer answer_of(Z3_lbool r)
@@ -223,73 +356,124 @@ static hb_answer answer_of(Z3_lbool r)
 
 hb_answer hb_solver_check_model(hb_solver *s)
 {
-    return answer_of(Z3_solver_check(s->ctx, s->solver));
+    if (failed(s))
+        return ANSWER_ERROR;
+    Z3_lbool r = Z3_solver_check(s->ctx, s->solver);
+    return failed(s) ? ANSWER_ERROR : answer_of(r);
 }
 
-/* The query as one Z3 term over its events' constants, with a reference
- * the caller drops (Z3_dec_ref): in a reference-counted context a term
- * nobody holds may be freed by the next call that makes one. */
+/* The query as one kept Z3 term over its events' constants; NULL if Z3
+ * failed. */
 static Z3_ast query_term(hb_solver *s, const hb_query *q)
 {
-    Z3_context c = s->ctx;
     Z3_ast atoms[HB_QUERY_ATOMS];
-    for (uint32_t k = 0; k < q->n_atoms; k++) {
-        Z3_ast a = var(s, q->ev[q->atoms[k].i]), b = var(s, q->ev[q->atoms[k].j]);
-        atoms[k] = q->atoms[k].kind == ATOM_LESS      ? Z3_mk_lt(c, a, b)
-                 : q->atoms[k].kind == ATOM_LESS_EQ ? Z3_mk_le(c, a, b)
-                                                    : Z3_mk_eq(c, a, b);
-        Z3_inc_ref(c, atoms[k]);
+    uint32_t n = q->n_atoms < HB_QUERY_ATOMS ? q->n_atoms : HB_QUERY_ATOMS;
+    if (n == 0) {
+        fail_setup(s, "a query without atoms");
+        return NULL;
     }
-    if (q->n_atoms == 1)
-        return atoms[0];
-    Z3_ast term = q->any ? Z3_mk_or(c, q->n_atoms, atoms)
-                         : Z3_mk_and(c, q->n_atoms, atoms);
-    Z3_inc_ref(c, term);
-    for (uint32_t k = 0; k < q->n_atoms; k++)
-        Z3_dec_ref(c, atoms[k]);
-    return term;
+    for (uint32_t k = 0; k < n; k++)
+        atoms[k] = failed(s) ? NULL
+                 : atom(s, (hb_atom_kind)q->atoms[k].kind,
+                        q->ev[q->atoms[k].i], q->ev[q->atoms[k].j]);
+    return combine(s, q->any, n, atoms);
 }
 
 hb_answer hb_solver_check(hb_solver *s, const hb_query *q)
 {
     Z3_context c = s->ctx;
+    if (failed(s))
+        return ANSWER_ERROR;
     if (s->unit) {
         uint32_t u = 0;
         for (uint32_t i = 0; i < q->n_events; i++)
             if (s->unit[q->ev[i]] > u)
                 u = s->unit[q->ev[i]];
-        extend(s, u);
+        if (extend(s, u) != 0)
+            return ANSWER_ERROR;
     }
     Z3_solver_push(c, s->solver);
-    Z3_ast term = query_term(s, q);
-    Z3_solver_assert(c, s->solver, term);
-    Z3_dec_ref(c, term);
-    hb_answer ans = answer_of(Z3_solver_check(c, s->solver));
+    if (failed(s) || assert_term(s, query_term(s, q)) != 0)
+        return ANSWER_ERROR;
+    Z3_lbool r = Z3_solver_check(c, s->solver);
+    if (failed(s))
+        return ANSWER_ERROR;
     Z3_solver_pop(c, s->solver, 1);
-    return ans;
+    return failed(s) ? ANSWER_ERROR : answer_of(r);
 }
 
 const char *hb_solver_error(const hb_solver *s)
 {
-    return s->error;
+    if (!s)
+        return "the Z3 solver could not be set up";
+    return s->code == Z3_OK ? "" : s->error;
 }
 
 void hb_solver_free(hb_solver *s)
 {
     if (!s)
         return;
-    for (uint32_t i = 0; i < s->n_vars; i++)
-        if (s->vars[i])
-            Z3_dec_ref(s->ctx, s->vars[i]);
-    for (uint32_t i = 0; i < s->n_bools; i++)
-        Z3_dec_ref(s->ctx, s->bools[i]);
-    Z3_solver_dec_ref(s->ctx, s->solver);
-    Z3_del_context(s->ctx);
+    /* Past memory_max_size, Z3 allocates while it frees a solver and then
+     * aborts the process (an exception no API call catches): after a
+     * memory failure its context is left to the end of the process, which
+     * is near (the failure is an error). */
+    if (s->ctx && s->code != Z3_MEMOUT_FAIL) {
+        for (uint32_t i = 0; i < s->n_vars; i++)
+            drop_ast(s, s->vars[i]);
+        for (uint32_t i = 0; i < s->n_bools; i++)
+            drop_ast(s, s->bools[i]);
+        if (s->solver)
+            Z3_solver_dec_ref(s->ctx, s->solver);
+        Z3_del_context(s->ctx);
+    }
     free(s->vars);
     free(s->bools);
     free(s->order);
     free(s->position);
     free(s);
+}
+
+/* ---- Z3 global parameters ----------------------------------------------- */
+
+/* Z3 reads a value back in its own spelling: "0100" as "100", "TRUE" as
+ * "true". */
+static int same_value(const char *given, const char *got)
+{
+    if (strcasecmp(given, got) == 0)
+        return 1;
+    char *e1, *e2;
+    double a = strtod(given, &e1), b = strtod(got, &e2);
+    return *given && *got && !*e1 && !*e2 && a == b && !isnan(a);
+}
+
+int hb_z3_global_param(const char *name_value, char *err, size_t err_len)
+{
+    const char *eq = strchr(name_value, '=');
+    if (!eq || eq == name_value || !eq[1]) {
+        snprintf(err, err_len, "'%s' is not NAME=VALUE", name_value);
+        return -1;
+    }
+    char *name = xstrdup(name_value);
+    name[eq - name_value] = '\0';
+    const char *value = eq + 1;
+    Z3_string got = NULL;
+    /* an unknown name: Z3 would print a page of warnings and ignore it */
+    Z3_toggle_warning_messages(false);
+    int known = Z3_global_param_get(name, &got);
+    Z3_toggle_warning_messages(true);
+    int rc = 0;
+    if (!known) {
+        snprintf(err, err_len, "'%s' is not a Z3 parameter (see z3 -p)", name);
+        rc = -1;
+    } else {
+        Z3_global_param_set(name, value);
+        if (!Z3_global_param_get(name, &got) || !got || !same_value(value, got)) {
+            snprintf(err, err_len, "Z3 does not accept %s", name_value);
+            rc = -1;
+        }
+    }
+    free(name);
+    return rc;
 }
 
 /* ---- explaining an unsatisfiable Φ ------------------------------------------ */
@@ -298,9 +482,9 @@ void hb_solver_free(hb_solver *s)
 static size_t find_cycle(const hb_model *m, uint32_t *events, size_t max)
 {
     uint32_t n = m->n_events;
-    uint32_t *in_deg = calloc(n + 1, sizeof(uint32_t));
-    uint32_t *start = calloc(n + 2, sizeof(uint32_t)), *src, *dst;
-    uint32_t *out_start = calloc(n + 2, sizeof(uint32_t));
+    uint32_t *in_deg = xcalloc((size_t)n + 1, sizeof(uint32_t));
+    uint32_t *start = xcalloc((size_t)n + 2, sizeof(uint32_t)), *src, *dst;
+    uint32_t *out_start = xcalloc((size_t)n + 2, sizeof(uint32_t));
     for (uint32_t i = 0; i < m->n_edges; i++) {
         in_deg[m->edges[i].after]++;
         start[m->edges[i].after + 2]++;
@@ -310,14 +494,14 @@ static size_t find_cycle(const hb_model *m, uint32_t *events, size_t max)
         start[v + 2] += start[v + 1];
         out_start[v + 2] += out_start[v + 1];
     }
-    src = malloc(sizeof(uint32_t) * (m->n_edges + 1));
-    dst = malloc(sizeof(uint32_t) * (m->n_edges + 1));
+    src = xmalloc_array((size_t)m->n_edges + 1, sizeof(uint32_t));
+    dst = xmalloc_array((size_t)m->n_edges + 1, sizeof(uint32_t));
     for (uint32_t i = 0; i < m->n_edges; i++) {
         src[start[m->edges[i].after + 1]++] = m->edges[i].before;
         dst[out_start[m->edges[i].before + 1]++] = m->edges[i].after;
     }
     /* Kahn: what is left lies on or after a cycle */
-    uint32_t *queue = malloc(sizeof(uint32_t) * (n + 1)), head = 0, tail = 0;
+    uint32_t *queue = xmalloc_array((size_t)n + 1, sizeof(uint32_t)), head = 0, tail = 0;
     for (uint32_t v = 0; v < n; v++)
         if (m->kept[v] && !in_deg[v])
             queue[tail++] = v;
@@ -334,7 +518,7 @@ static size_t find_cycle(const hb_model *m, uint32_t *events, size_t max)
             v = i;
     if (v != UINT32_MAX) {
         /* walk back along unfinished predecessors until one repeats */
-        uint32_t *seen_at = malloc(sizeof(uint32_t) * (n + 1)), *path = queue;
+        uint32_t *seen_at = xmalloc_array((size_t)n + 1, sizeof(uint32_t)), *path = queue;
         for (uint32_t i = 0; i < n; i++)
             seen_at[i] = UINT32_MAX;
         uint32_t len = 0;
@@ -371,67 +555,83 @@ static size_t add_event_once(uint32_t *events, size_t n, size_t max, uint32_t e)
     return n;
 }
 
-/* The events of an unsatisfiable core of Φ, from Z3. */
+/* The events of the constraint whose guard is the core's i-th element;
+ * returns the new count, or -1 if Z3 failed. */
+static long core_constraint(hb_solver *s, const hb_model *m, Z3_ast_vector core,
+                            unsigned i, uint32_t *events, size_t found,
+                            size_t max)
+{
+    Z3_context c = s->ctx;
+    Z3_ast g = Z3_ast_vector_get(c, core, i);
+    Z3_app app = failed(s) ? NULL : Z3_to_app(c, g);
+    Z3_func_decl d = failed(s) ? NULL : Z3_get_app_decl(c, app);
+    Z3_symbol sym = failed(s) ? NULL : Z3_get_decl_name(c, d);
+    Z3_string name = failed(s) ? NULL : Z3_get_symbol_string(c, sym);
+    if (failed(s) || !name || name[0] != 'c')
+        return -1;
+    uint32_t k = (uint32_t)strtoul(name + 1, NULL, 10);
+    if (k >= m->n_edges + m->n_clauses)
+        return -1;
+    if (k < m->n_edges) {
+        found = add_event_once(events, found, max, m->edges[k].before);
+        return (long)add_event_once(events, found, max, m->edges[k].after);
+    }
+    const hb_clause *cl = &m->clauses[k - m->n_edges];
+    for (uint32_t j = 0; j < cl->n; j++) {
+        const hb_lit *l = &m->lits[cl->first + j];
+        uint32_t a = l->kind == LIT_LESS ? l->a : m->choices[l->a].notify;
+        uint32_t b = l->kind == LIT_LESS ? l->b : m->choices[l->a].wait;
+        found = add_event_once(events, found, max, a);
+        found = add_event_once(events, found, max, b);
+    }
+    return (long)found;
+}
+
+/* The events of an unsatisfiable core of Φ, from Z3 (none if Z3 fails:
+ * the explanation is then only shorter). */
 static size_t core_events(const hb_model *m, uint32_t *events, size_t max)
 {
     hb_solver *s = solver_shell(m, TUNING_FAST, 0);
     if (!s)
         return 0;
     Z3_context c = s->ctx;
-    uint32_t n = m->n_edges + m->n_clauses;
-    Z3_ast *guards = malloc(sizeof(Z3_ast) * (n + 1));
-    for (uint32_t k = 0; k < n; k++) {
+    uint32_t n = m->n_edges + m->n_clauses, made = 0;
+    Z3_ast *guards = xcalloc((size_t)n + 1, sizeof(Z3_ast));
+    int ok = 1;
+    for (; made < n && ok; made++) {
         char name[24];
-        snprintf(name, sizeof name, "c%u", k);
-        guards[k] = keep_ast(c, Z3_mk_const(c, Z3_mk_string_symbol(c, name),
-                                            Z3_mk_bool_sort(c)));
+        snprintf(name, sizeof name, "c%u", made);
+        Z3_symbol sym = Z3_mk_string_symbol(c, name);
+        Z3_sort sort = failed(s) ? NULL : Z3_mk_bool_sort(c);
+        guards[made] = failed(s) ? NULL : keep_ast(s, Z3_mk_const(c, sym, sort));
+        ok = guards[made] != NULL;
     }
     /* guard_k => constraint_k: the core names the guards it needs */
-    for (uint32_t k = 0; k < n; k++) {
-        Z3_ast body;
-        if (k < m->n_edges) {
-            body = Z3_mk_lt(c, var(s, m->edges[k].before), var(s, m->edges[k].after));
-            Z3_inc_ref(c, body);
-        } else {
-            const hb_clause *cl = &m->clauses[k - m->n_edges];
-            Z3_ast *args = malloc(sizeof(Z3_ast) * cl->n);
-            for (uint32_t i = 0; i < cl->n; i++)
-                args[i] = keep_ast(c, lit(s, &m->lits[cl->first + i]));
-            body = cl->n == 1 ? args[0] : Z3_mk_or(c, cl->n, args);
-            Z3_inc_ref(c, body);
-            for (uint32_t i = 0; i < cl->n; i++)
-                Z3_dec_ref(c, args[i]);
-            free(args);
-        }
-        Z3_solver_assert(c, s->solver, Z3_mk_implies(c, guards[k], body));
-        Z3_dec_ref(c, body);
+    for (uint32_t k = 0; k < n && ok; k++) {
+        Z3_ast body = constraint_term(s, m, k);
+        Z3_ast implies = body ? keep_ast(s, Z3_mk_implies(c, guards[k], body)) : NULL;
+        drop_ast(s, body);
+        ok = assert_term(s, implies) == 0;
     }
     size_t found = 0;
-    if (Z3_solver_check_assumptions(c, s->solver, n, guards) == Z3_L_FALSE) {
+    Z3_lbool r = ok ? Z3_solver_check_assumptions(c, s->solver, n, guards)
+                    : Z3_L_UNDEF;
+    if (ok && !failed(s) && r == Z3_L_FALSE) {
         Z3_ast_vector core = Z3_solver_get_unsat_core(c, s->solver);
-        Z3_ast_vector_inc_ref(c, core);
-        for (unsigned i = 0; i < Z3_ast_vector_size(c, core); i++) {
-            Z3_symbol sym = Z3_get_decl_name(c, Z3_get_app_decl(c,
-                Z3_to_app(c, Z3_ast_vector_get(c, core, i))));
-            uint32_t k = (uint32_t)strtoul(Z3_get_symbol_string(c, sym) + 1, NULL, 10);
-            if (k < m->n_edges) {
-                found = add_event_once(events, found, max, m->edges[k].before);
-                found = add_event_once(events, found, max, m->edges[k].after);
-                continue;
+        if (!failed(s) && core) {
+            Z3_ast_vector_inc_ref(c, core);
+            unsigned size = Z3_ast_vector_size(c, core);
+            for (unsigned i = 0; i < size && !failed(s); i++) {
+                long f = core_constraint(s, m, core, i, events, found, max);
+                if (f < 0)
+                    break;
+                found = (size_t)f;
             }
-            const hb_clause *cl = &m->clauses[k - m->n_edges];
-            for (uint32_t j = 0; j < cl->n; j++) {
-                const hb_lit *l = &m->lits[cl->first + j];
-                uint32_t a = l->kind == LIT_LESS ? l->a : m->choices[l->a].notify;
-                uint32_t b = l->kind == LIT_LESS ? l->b : m->choices[l->a].wait;
-                found = add_event_once(events, found, max, a);
-                found = add_event_once(events, found, max, b);
-            }
+            Z3_ast_vector_dec_ref(c, core);
         }
-        Z3_ast_vector_dec_ref(c, core);
     }
-    for (uint32_t k = 0; k < n; k++)
-        Z3_dec_ref(c, guards[k]);
+    for (uint32_t k = 0; k < made; k++)
+        drop_ast(s, guards[k]);
     free(guards);
     hb_solver_free(s);
     return found;

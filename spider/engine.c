@@ -176,7 +176,8 @@ static uint32_t group_of(grouper *g, const analysis *a, const uint32_t *ev)
 static void orient(const grouper *g, const group_state *gs, const analysis *a,
                    const uint32_t *ev, uint32_t *out)
 {
-    memcpy(out, ev, sizeof(uint32_t) * GROUP_EVENTS);
+    memset(out, 0, sizeof(uint32_t) * GROUP_EVENTS);
+    memcpy(out, ev, sizeof(uint32_t) * a->n_shown); /* ev holds n_shown */
     if (!a->symmetric)
         return;
     uint32_t la = engine_loc_id(g->t, ev[0]), lb = engine_loc_id(g->t, ev[1]);
@@ -184,7 +185,8 @@ static void orient(const grouper *g, const group_state *gs, const analysis *a,
     int swap = la != lb ? la != first_loc : cmp_events(g, ev[0], ev[1]) > 0;
     if (swap) {
         out[0] = ev[1], out[1] = ev[0];
-        out[2] = ev[3], out[3] = ev[2];
+        if (a->n_shown == 4)
+            out[2] = ev[3], out[3] = ev[2];
     }
 }
 

@@ -66,6 +66,9 @@ static const char usage[] =
     "      --z3-config=fast|default\n"
     "                              Z3 set-up: difference-logic engine (fast,\n"
     "                              default) or Z3's defaults (slow; for checks)\n"
+    "      --z3-param=NAME=VALUE   set a Z3 global parameter (z3 -p lists them),\n"
+    "                              e.g. memory_max_size=4096 (MB); repeatable.\n"
+    "                              A Z3 failure is an error (exit status 2)\n"
     "      --no-timings            leave timings out of the report\n"
     "      --color=auto|always|never\n"
     "  -q, --quiet                 no warnings; text report lists races only\n"
@@ -77,7 +80,7 @@ static const char usage[] =
 
 enum { OPT_HANDLERS = 256, OPT_ORDER, OPT_SMT2, OPT_LENIENT, OPT_TIMEOUT,
        OPT_Z3, OPT_NO_TIMINGS, OPT_COLOR, OPT_SOLVER, OPT_ALL, OPT_NO_PRUNE,
-       OPT_ATOMICITY, OPT_PATTERNS, OPT_REGION };
+       OPT_ATOMICITY, OPT_PATTERNS, OPT_REGION, OPT_Z3_PARAM };
 
 static const struct option long_options[] = {
     {"format", required_argument, NULL, 'f'},
@@ -88,6 +91,7 @@ static const struct option long_options[] = {
     {"lenient", no_argument, NULL, OPT_LENIENT},
     {"timeout-ms", required_argument, NULL, OPT_TIMEOUT},
     {"z3-config", required_argument, NULL, OPT_Z3},
+    {"z3-param", required_argument, NULL, OPT_Z3_PARAM},
     {"no-timings", no_argument, NULL, OPT_NO_TIMINGS},
     {"color", required_argument, NULL, OPT_COLOR},
     {"solver", required_argument, NULL, OPT_SOLVER},
@@ -197,6 +201,13 @@ static int parse_option(cli *c, int opt, const char *arg)
             return -1;
         c->tuning = i ? TUNING_DEFAULT : TUNING_FAST;
         return 0;
+    case OPT_Z3_PARAM: { /* before any Z3 context is made */
+        char why[256];
+        if (hb_z3_global_param(arg, why, sizeof why) == 0)
+            return 0;
+        fprintf(stderr, "spider: --z3-param: %s\n", why);
+        return -1;
+    }
     case OPT_NO_TIMINGS:
         c->timings = 0;
         return 0;

@@ -30,4 +30,24 @@ expect_status 0 $SPIDER --lenient -f json "$TMP/mixed.log"
 python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["summary"]; assert s["skipped_events"] == 3, s' "$TMP/out" \
     && ok || not_ok "--lenient counts skipped events"
 [ "$(grep -c 'warning: .*skipped' "$TMP/err")" -eq 3 ] && ok || not_ok "--lenient warns once per bad event"
+# a cut object in the middle of a file (a node restarted after a crash,
+# appending): --lenient skips it and analyses every complete event after
+# it — the W after the cut races with another thread's W
+printf '%s\n' '{"thread":"t2@n1","type":"W","variable":"x","loc":"a.b.2"}' >"$TMP/other.log"
+for f in cut-object-mid-file cut-object-glued; do
+    expect_status 2 $SPIDER -q "tests/bad/$f.log" "$TMP/other.log"
+done
+expect_status 1 $SPIDER --lenient -f json --no-timings tests/bad/cut-object-mid-file.log "$TMP/other.log"
+python3 - "$TMP/out" <<'PY' && ok || not_ok "--lenient analyses the complete events after a cut object"
+import json, sys
+d = json.load(open(sys.argv[1])); s = d["summary"]
+assert s["events"] == 3 and s["events_by_kind"] == {"START": 1, "W": 2}, s
+assert s["skipped_events"] == 1 and s["truncated_files"] == 0, s
+assert [g["locations"] for g in d["data_races"]] == [["a.b.1", "a.b.2"]], d["data_races"]
+PY
+grep -qF 'cut-object-mid-file.log:2:1: malformed object: it is cut off before the next object (line 3, column 1); skipped' "$TMP/err" \
+    && ok || not_ok "--lenient warns about the cut object, naming its line"
+expect_status 0 $SPIDER --lenient -f json tests/bad/cut-object-glued.log
+python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["summary"]; assert s["events_by_kind"] == {"START": 1, "END": 1} and s["skipped_events"] == 1, s' "$TMP/out" \
+    && ok || not_ok "--lenient reads the event glued onto a cut object"
 finish

@@ -430,6 +430,112 @@ static void lenient_skips_bad_events(void **state)
     trace_free(t);
 }
 
+/* A cut object followed by more objects (a node restarted after a crash,
+ * appending to its file) is malformed, not a truncated tail: an error
+ * naming its line, or skipped under --lenient with every complete event
+ * after it read (docs/trace-format.md, "Malformed and cut-off objects"). */
+static void cut_object_mid_file_is_malformed(void **state)
+{
+    (void)state;
+    const char *cuts[] = {
+        /* one object per line, cut after a comma, inside a string, after
+         * a colon, and with the next object on the same line */
+        EV("\"type\":\"START\"") "{\"thread\":\"main@n1\",\"type\":\"W\",\n"
+            EV("\"type\":\"W\",\"variable\":\"x\""),
+        EV("\"type\":\"START\"") "{\"thread\":\"main@n1\",\"ty\n"
+            EV("\"type\":\"W\",\"variable\":\"x\""),
+        EV("\"type\":\"START\"") "{\"thread\":\"main@n1\",\"type\":\n"
+            EV("\"type\":\"W\",\"variable\":\"x\""),
+        EV("\"type\":\"START\"") "{\"thread\":\"main@n1\",\"type\":\"W\","
+            EV("\"type\":\"W\",\"variable\":\"x\""),
+        /* pretty-printed: nested lines are indented, objects are not */
+        "{\n  \"thread\": \"main@n1\",\n  \"type\": \"START\"\n}\n"
+        "{\n  \"thread\": \"main@n1\",\n  \"data\": [\n    {\"a\": 1}\n  ],\n  \"ty\n"
+        "{\n  \"thread\": \"main@n1\", \"type\": \"W\", \"variable\": \"x\"\n}\n",
+        /* an array */
+        "[" EV("\"type\":\"START\"") ",{\"thread\":\"main@n1\",\"type\":\"W\",\n"
+            EV("\"type\":\"W\",\"variable\":\"x\"") "]",
+        /* glued "}{" objects: the next event is glued onto the cut one */
+        "{\"thread\":\"main@n1\",\"type\":\"START\"}{\"thread\":\"main@n1\",\"ty"
+            "{\"thread\":\"main@n1\",\"type\":\"W\",\"variable\":\"x\"}",
+        "{\"thread\":\"main@n1\",\"type\":\"START\"}{\"thread\":\"main@n1\",\"type\":"
+            "{\"thread\":\"main@n1\",\"type\":\"W\",\"variable\":\"x\"}"
+            "{\"thread\":\"main@n1\",\"type\":\"W\",\"variable\":\"y\"}",
+    };
+    const unsigned writes[] = {1, 1, 1, 1, 1, 1, 1, 2};
+    for (size_t i = 0; i < sizeof cuts / sizeof *cuts; i++) {
+        trace *t = load(cuts[i]);
+        if (t) {
+            trace_free(t);
+            fail_msg("case %zu: a cut object mid-file loaded", i);
+        }
+        if (!strstr(err, "malformed object: it is cut off before the next "
+                         "object"))
+            fail_msg("case %zu: error \"%s\"", i, err);
+        t = load_opts(cuts[i], ORDER_FILE, 1);
+        if (!t)
+            fail_msg("case %zu: --lenient: %s", i, err);
+        if (t->stats.events_skipped != 1 || t->stats.truncated_files != 0 ||
+            t->stats.by_kind[EV_START] != 1 || t->stats.by_kind[EV_WRITE] != writes[i])
+            fail_msg("case %zu: skipped %llu, truncated %llu, START %llu, W %llu",
+                     i, (unsigned long long)t->stats.events_skipped,
+                     (unsigned long long)t->stats.truncated_files,
+                     (unsigned long long)t->stats.by_kind[EV_START],
+                     (unsigned long long)t->stats.by_kind[EV_WRITE]);
+        trace_free(t);
+    }
+    /* the error names the cut object's line and column, and the next one's */
+    expect_error(cuts[0], "mem.log:2:1: malformed object: it is cut off before "
+                          "the next object (line 3, column 1)");
+    expect_error(cuts[4], "mem.log:5:1: malformed object");
+    trace *t = load_opts(cuts[0], ORDER_FILE, 1);
+    assert_non_null(t);
+    assert_int_equal(t->n_events, 2);
+    assert_int_equal(t->events[1].line, 3);
+    trace_free(t);
+}
+
+/* Only a cut object at the very end is a truncated tail, even when what
+ * was written of it holds a complete object that looks like an event. */
+static void truncated_tail_with_nested_objects(void **state)
+{
+    (void)state;
+    const char *tails[] = {
+        EV("\"type\":\"START\"") "{\"thread\":\"main@n1\",\"data\":"
+            "{\"type\":\"W\",\"thread\":\"x@n1\"},\"ty",
+        EV("\"type\":\"START\"") "{\"thread\":\"main@n1\",\"data\":[\n"
+            "    {\"a\":1},\n    {\"b\":2}],\"vari\n\n",
+        "{\n  \"thread\": \"main@n1\",\n  \"type\": \"START\"\n}\n"
+            "{\n  \"thread\": \"main@n1\",\n  \"data\": [\n    {\"a\": 1}\n",
+    };
+    for (size_t i = 0; i < sizeof tails / sizeof *tails; i++) {
+        trace *t = load(tails[i]);
+        if (!t)
+            fail_msg("case %zu: %s", i, err);
+        assert_int_equal(t->n_events, 1);
+        assert_int_equal(t->stats.truncated_files, 1);
+        assert_int_equal(t->stats.events_skipped, 0);
+        trace_free(t);
+    }
+}
+
+/* An invalid object that is not cut off keeps its error position; under
+ * --lenient reading resumes after it, not inside it. */
+static void invalid_object_resumes_after_it(void **state)
+{
+    (void)state;
+    const char *text = EV("\"type\":\"START\"")
+        "{\"thread\": oops, \"data\": {\"thread\":\"x@n1\",\"type\":\"W\",\"variable\":\"y\"}}"
+        EV("\"type\":\"END\"");
+    expect_error(text, "mem.log:2:12: invalid JSON");
+    trace *t = load_opts(text, ORDER_FILE, 1);
+    assert_non_null(t);
+    assert_int_equal(t->n_events, 2);
+    assert_int_equal(t->stats.by_kind[EV_WRITE], 0);
+    assert_int_equal(t->stats.events_skipped, 1);
+    trace_free(t);
+}
+
 /* ---- files and directories ----------------------------------------------------------- */
 
 static void write_file(const char *path, const char *text)
@@ -500,6 +606,9 @@ int main(void)
         cmocka_unit_test(empty_and_binary_input),
         cmocka_unit_test(truncated_last_object_is_a_warning),
         cmocka_unit_test(lenient_skips_bad_events),
+        cmocka_unit_test(cut_object_mid_file_is_malformed),
+        cmocka_unit_test(truncated_tail_with_nested_objects),
+        cmocka_unit_test(invalid_object_resumes_after_it),
         cmocka_unit_test(directories_in_name_order),
     };
     return cmocka_run_group_tests_name("trace loader", tests, NULL, NULL);

@@ -7,12 +7,14 @@
  * error names file, line and column.
  */
 #include "trace_internal.h"
+#include "alloc.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
@@ -78,6 +80,9 @@ typedef struct reader {
     uint32_t events_cap;
     char *err;
     size_t err_len;
+    /* After an error: where reading resumes under --lenient (NULL: at the
+     * next object start after r->p, r->p being stray text). */
+    const char *resume;
 } reader;
 
 /* Moves r->p to q, keeping line and line_start in step. */
@@ -376,10 +381,251 @@ static int add_event(reader *r, const cJSON *obj, const char *at)
     e.match = NONE;
     if (t->n_events == UINT32_MAX - 1)
         return fail_at(r, at, "too many events");
-    ENSURE(t->events, r->events_cap, t->n_events + 1);
+    ALLOC_GROW(t->events, t->n_events + 1, r->events_cap);
     t->events[t->n_events++] = e;
     t->stats.by_kind[e.kind]++;
     return TRACE_OK;
+}
+
+/* ---- a bad object, and where the next object starts ---------------------- */
+
+#define JSON_DEPTH_MAX 1000 /* cJSON's CJSON_NESTING_LIMIT */
+/* Bytes that looking for an event glued onto a bad object may read, per
+ * bad object (keeps hostile input linear). */
+#define GLUED_SCAN_BUDGET ((size_t)8 << 20)
+
+/* The string at q (a '"'): returns one past its closing quote (*st = 1),
+ * end if the text ends inside it (*st = 0), or its bad escape (*st = -1).
+ * Like cJSON, raw control bytes are accepted. */
+static const char *scan_string(const char *q, const char *end, int *st)
+{
+    for (q++; q < end; q++) {
+        if (*q == '"') {
+            *st = 1;
+            return q + 1;
+        }
+        if (*q != '\\')
+            continue;
+        if (++q >= end)
+            break;
+        if (*q == 'u') {
+            for (int i = 0; i < 4; i++)
+                if (++q >= end) {
+                    *st = 0;
+                    return end;
+                } else if (!isxdigit((unsigned char)*q)) {
+                    *st = -1;
+                    return q;
+                }
+        } else if (!strchr("\"\\/bfnrt", *q) || !*q) {
+            *st = -1;
+            return q;
+        }
+    }
+    *st = 0;
+    return end;
+}
+
+/* How far the JSON object at q (a '{') is valid.  If it closes, sets
+ * *closed and returns one past its '}'.  Otherwise returns the first byte
+ * that cannot continue it: end when all of q..end is the valid beginning
+ * of an object (a cut-off object).  Accepts at least what cJSON accepts
+ * (any byte up to ' ' is blank; numbers are checked loosely). */
+static const char *json_scan(const char *q, const char *end, int *closed)
+{
+    enum { VALUE, VALUE_OR_CLOSE, KEY, KEY_OR_CLOSE, COLON, NEXT } want = VALUE;
+    char stack[JSON_DEPTH_MAX];
+    int depth = 0, st;
+    *closed = 0;
+    while (q < end) {
+        unsigned char c = (unsigned char)*q;
+        if (c <= ' ') {
+            q++;
+            continue;
+        }
+        switch (want) {
+        case VALUE:
+        case VALUE_OR_CLOSE:
+            if (c == ']' && want == VALUE_OR_CLOSE)
+                goto close;
+            if (depth == 0 && c != '{')
+                return q; /* only an object is an event */
+            if (c == '{' || c == '[') {
+                if (depth == JSON_DEPTH_MAX)
+                    return q;
+                stack[depth++] = (char)c;
+                want = c == '{' ? KEY_OR_CLOSE : VALUE_OR_CLOSE;
+                q++;
+            } else if (c == '"') {
+                q = scan_string(q, end, &st);
+                if (st <= 0)
+                    return q;
+                want = NEXT;
+            } else if (c == '-' || isdigit(c)) {
+                while (q < end && strchr("0123456789+-.eE", *q) && *q)
+                    q++;
+                want = NEXT;
+            } else {
+                const char *word = c == 't' ? "true" : c == 'f' ? "false"
+                                 : c == 'n' ? "null" : NULL;
+                if (!word)
+                    return q;
+                for (; *word; word++, q++)
+                    if (q >= end)
+                        return end;
+                    else if (*q != *word)
+                        return q;
+                want = NEXT;
+            }
+            break;
+        case KEY:
+        case KEY_OR_CLOSE:
+            if (c == '}' && want == KEY_OR_CLOSE)
+                goto close;
+            if (c != '"')
+                return q;
+            q = scan_string(q, end, &st);
+            if (st <= 0)
+                return q;
+            want = COLON;
+            break;
+        case COLON:
+            if (c != ':')
+                return q;
+            q++;
+            want = VALUE;
+            break;
+        case NEXT:
+            if (c == ',') {
+                want = stack[depth - 1] == '{' ? KEY : VALUE;
+                q++;
+                break;
+            }
+            if (c != (stack[depth - 1] == '{' ? '}' : ']'))
+                return q;
+        close:
+            q++;
+            if (--depth == 0) {
+                *closed = 1;
+                return q;
+            }
+            want = NEXT;
+            break;
+        }
+    }
+    return end;
+}
+
+/* True when a complete object with a "thread" or a "type" member (an
+ * event, not a nested value) starts at q.  Spends *budget. */
+static int event_glued_at(const char *q, const char *end, size_t *budget)
+{
+    int closed;
+    const char *lim = (size_t)(end - q) > *budget ? q + *budget : end;
+    const char *e = json_scan(q, lim, &closed);
+    size_t used = (size_t)(e - q) + 1;
+    *budget = used < *budget ? *budget - used : 0;
+    if (!closed)
+        return 0;
+    cJSON *obj = cJSON_ParseWithLength(q, (size_t)(e - q));
+    int yes = cJSON_IsObject(obj) &&
+              (cJSON_GetObjectItemCaseSensitive(obj, "thread") ||
+               cJSON_GetObjectItemCaseSensitive(obj, "type"));
+    cJSON_Delete(obj);
+    return yes;
+}
+
+/* Where the next object starts after bad text at s (docs/trace-format.md,
+ * "Malformed and cut-off objects"): the first '{' after s that
+ *   (a) begins a line (only blanks before it) at a column <= max_col, or
+ *   (b) only when `glued`: lies at or before f, where the bad text stopped
+ *       being valid JSON, and begins a complete event object (one written
+ *       right after a cut-off one), or
+ *   (c) lies after f and follows a '}' (blanks between): a glued "}{".
+ * NULL if there is none. */
+static const char *next_object_start(const char *s, const char *f,
+                                     const char *end, size_t max_col,
+                                     int glued)
+{
+    size_t budget = GLUED_SCAN_BUDGET;
+    const char *line_start = NULL; /* NULL: still on s's line */
+    int blank_so_far = 0;
+    char last = *s;                /* last non-blank byte before q */
+    for (const char *q = s + 1; q < end; q++) {
+        char c = *q;
+        if (c == '\n') {
+            line_start = q + 1;
+            blank_so_far = 1;
+            continue;
+        }
+        if (c == '{') {
+            if (blank_so_far && (size_t)(q - line_start) < max_col)
+                return q;
+            if (q > f && last == '}')
+                return q;
+            if (glued && q <= f && budget && event_glued_at(q, end, &budget))
+                return q;
+        }
+        if (c != ' ' && c != '\t')
+            blank_so_far = 0;
+        if (!isspace((unsigned char)c))
+            last = c;
+    }
+    return NULL;
+}
+
+/* True when the text from s up to next (blanks before next aside) is all
+ * valid JSON, f being where it stops being valid: an object that was cut
+ * off, and writing went on at next. */
+static int cut_before(const char *s, const char *f, const char *next)
+{
+    while (next > s && isspace((unsigned char)next[-1]))
+        next--;
+    return f >= next;
+}
+
+/* The object at s did not parse (cJSON stopped at parse_end).  Decides
+ * whether it is cut off at the end of the file (a warning: sets *stop),
+ * cut off before a next object (malformed), or invalid JSON; on error
+ * sets r->resume. */
+static int bad_object(reader *r, const char *s, const char *parse_end,
+                      int *stop)
+{
+    int closed;
+    const char *f = json_scan(s, r->end, &closed);
+    size_t col = (size_t)(s - r->line_start) + 1;
+    if (closed) { /* cJSON is stricter than json_scan somewhere */
+        r->resume = next_object_start(f - 1, f - 1, r->end, col, 0);
+        return fail_at(r, parse_end && parse_end >= s ? parse_end : s,
+                       "invalid JSON");
+    }
+    const char *next = next_object_start(s, f, r->end, col, 0);
+    const char *text_end = r->end;
+    while (text_end > s && isspace((unsigned char)text_end[-1]))
+        text_end--;
+    if (!(next && cut_before(s, f, next)) && f < text_end) {
+        /* the text goes wrong before the end: an event glued onto it? */
+        const char *glued = next_object_start(s, f, r->end, col, 1);
+        if (glued && cut_before(s, f, glued))
+            next = glued;
+    }
+    r->resume = next ? next : r->end;
+    if (next && cut_before(s, f, next)) {
+        uint32_t line, ncol;
+        position_of(r, next, &line, &ncol);
+        return fail_at(r, s, "malformed object: it is cut off before the "
+                       "next object (line %u, column %u)", line, ncol);
+    }
+    if (!next && object_unterminated(s, r->end)) {
+        uint32_t line, lcol;
+        position_of(r, s, &line, &lcol);
+        r->t->stats.truncated_files++;
+        trace_warn(r->t, r->opts, "%s:%u:%u: last object is cut off "
+                   "(truncated trace); ignored", r->name, line, lcol);
+        *stop = 1;
+        return TRACE_OK;
+    }
+    return fail_at(r, f, "invalid JSON");
 }
 
 /* Parses one object at r->p.  Sets *stop when the rest must be ignored. */
@@ -389,19 +635,8 @@ static int read_object(reader *r, int *stop)
     const char *parse_end = NULL;
     cJSON *obj = cJSON_ParseWithLengthOpts(r->p, (size_t)(r->end - r->p),
                                            &parse_end, 0);
-    if (!obj) {
-        if (object_unterminated(obj_start, r->end)) {
-            uint32_t line, col;
-            position_of(r, obj_start, &line, &col);
-            r->t->stats.truncated_files++;
-            trace_warn(r->t, r->opts, "%s:%u:%u: last object is cut off "
-                       "(truncated trace); ignored", r->name, line, col);
-            *stop = 1;
-            return TRACE_OK;
-        }
-        const char *at = parse_end && parse_end >= r->p ? parse_end : r->p;
-        return fail_at(r, at, "invalid JSON");
-    }
+    if (!obj)
+        return bad_object(r, obj_start, parse_end, stop);
     int rc = add_event(r, obj, obj_start);
     cJSON_Delete(obj);
     if (rc == TRACE_OK)
@@ -409,27 +644,17 @@ static int read_object(reader *r, int *stop)
     return rc;
 }
 
-/* --lenient: after text that is not an event, resumes at the next line
- * that starts with '{'.  Returns 0 if there is none. */
-static int skip_bad_text(reader *r)
+/* --lenient: skips bad text at r->p (counted as a skipped event) up to
+ * where the next object starts (r->resume, or as next_object_start finds
+ * it for stray text: any line that starts with '{', or a glued "}{"). */
+static void skip_bad_text(reader *r)
 {
     r->t->stats.events_skipped++;
     trace_warn(r->t, r->opts, "%s; skipped", r->err);
-    const char *q = r->p;
-    for (;;) {
-        q = memchr(q, '\n', (size_t)(r->end - q));
-        if (!q)
-            break;
-        const char *s = ++q;
-        while (s < r->end && (*s == ' ' || *s == '\t'))
-            s++;
-        if (s < r->end && *s == '{') {
-            advance_to(r, s);
-            return 1;
-        }
-    }
-    advance_to(r, r->end);
-    return 1;
+    const char *to = r->resume;
+    if (!to && r->p < r->end)
+        to = next_object_start(r->p, r->p, r->end, SIZE_MAX, 0);
+    advance_to(r, to ? to : r->end);
 }
 
 static int read_buffer(reader *r)
@@ -464,20 +689,25 @@ static int read_buffer(reader *r)
             advance_to(r, r->p + 1);
             skip_ws(r);
         }
+        r->resume = NULL;
         int rc = r->p < r->end && *r->p != '{'
                      ? fail_at(r, r->p, "expected an event object '{'")
                      : read_object(r, &stop);
-        if (rc != TRACE_OK && !(r->opts->lenient && skip_bad_text(r)))
-            return TRACE_ERR;
         if (stop)
             return TRACE_OK;
         first = 0;
+        if (rc != TRACE_OK) {
+            if (!r->opts->lenient)
+                return TRACE_ERR;
+            skip_bad_text(r);
+            first = 1; /* an array's next element needs no ',' after a skip */
+        }
     }
 }
 
 static uint32_t add_file(trace *t, const char *name, uint32_t *cap)
 {
-    ENSURE(t->files, *cap, t->n_files + 1);
+    ALLOC_GROW(t->files, t->n_files + 1, *cap);
     t->files[t->n_files] = xstrdup(name);
     return t->n_files++;
 }
@@ -520,15 +750,10 @@ static int load_file(load_state *ls, const char *path)
     while ((n = fread(buf + len, 1, cap - len, f)) > 0) {
         len += n;
         if (len == cap) {
+            if (cap > SIZE_MAX / 2)
+                alloc_fail(SIZE_MAX, "a trace file");
             cap *= 2;
-            char *bigger = realloc(buf, cap);
-            if (!bigger) {
-                free(buf);
-                fclose(f);
-                snprintf(ls->err, ls->err_len, "%s: out of memory", path);
-                return TRACE_ERR;
-            }
-            buf = bigger;
+            buf = xrealloc(buf, cap);
         }
     }
     int read_error = ferror(f);
@@ -570,7 +795,7 @@ static int load_directory(load_state *ls, const char *path)
         snprintf(full, len, "%.*s/%s", (int)dir_len, path, de->d_name);
         struct stat st;
         if (stat(full, &st) == 0 && S_ISREG(st.st_mode)) {
-            ENSURE(names, cap, n + 1);
+            ALLOC_GROW(names, n + 1, cap);
             names[n++] = full;
         } else {
             free(full);

@@ -14,6 +14,13 @@ def case(name, data, status, msg):
 
 
 ev = lambda fields: '{"thread":"a@n",%s}\n' % fields
+# a node that crashed mid-write and was restarted, appending to the same
+# file: the cut object is malformed (not a truncated tail), named by its line
+case("cut-object-mid-file", E.replace("a@n", "main@n1") + '{"thread":"main@n1","type":"W",\n'
+     + '{"thread":"main@n1","type":"W","variable":"x","loc":"a.b.1"}\n', 2,
+     "cut-object-mid-file.log:2:1: malformed object: it is cut off before the next object (line 3, column 1)")
+case("cut-object-glued", E.rstrip("\n") + '{"thread":"a@n","ty' + ev('"type":"END"'), 2,
+     "cut-object-glued.log:1:32: malformed object: it is cut off before the next object (line 1, column 51)")
 case("invalid-json", E + '{"thread": oops}\n', 2, "invalid-json.log:2:12: invalid JSON")
 case("unquoted-key", E + '{thread:"a@n"}\n', 2, "unquoted-key.log:2:")
 case("unknown-type-name", E + ev('"type":"JUMP"'), 2, 'unknown-type-name.log:2:1: unknown event type "JUMP"')
@@ -66,6 +73,8 @@ case("extra-fields", ev('"type":"START","counter":[1,{}],"pid":null,"data":{"a":
 case("utf8-bom", "\ufeff" + E, 0, "")
 case("crlf-lines", E.replace("\n", "\r\n") * 2, 0, "")
 case("truncated-last-line", E + ev('"type":"W","variable":"x"') + '{"thread":"a@n","type":"R","vari', 0, "truncated-last-line.log:3:1: last object is cut off")
+case("truncated-nested-event", E + '{"thread":"a@n","data":{"type":"W","thread":"b@n"},"ty', 0,
+     "truncated-nested-event.log:2:1: last object is cut off")
 case("handler-end-alone", ev('"type":"HANDLEREND"') + E, 0, "HANDLEREND outside any handler")
 case("unlock-alone", ev('"type":"UNLOCK","variable":"l"') + E, 0, "UNLOCK of a lock this thread does not hold")
 case("handler-of-no-message", ev('"type":"HANDLERBEGIN"') + ev('"type":"HANDLEREND"'), 0, "a handler of no message")
