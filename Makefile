@@ -9,7 +9,7 @@
 #   make fuzz       libFuzzer on the loader for FUZZ_SECONDS (default 600)
 CC ?= cc
 CFLAGS ?= -O2 -g
-CFLAGS += -std=gnu11 -Wall -Wextra -pthread -D_GNU_SOURCE
+override CFLAGS += -std=gnu11 -Wall -Wextra -pthread -D_GNU_SOURCE
 LDLIBS = -lz3 -lcjson -lm -lpthread
 OBJ ?= build
 

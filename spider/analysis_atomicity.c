@@ -144,6 +144,6 @@ static hb_query query(const candidate *c, unsigned k)
 const analysis analysis_atomicity = {
     .kind = RACE_ATOMICITY, .title = "Atomicity violations",
     .json_key = "atomicity_violations",
-    .n_queries = 2, .n_located = 3, .n_shown = 3, .symmetric = 0,
+    .n_queries = 2, .n_located = 3, .n_shown = 3, .ranked = 1, .symmetric = 0,
     .enabled = enabled, .generate = generate, .query = query,
 };

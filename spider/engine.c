@@ -556,6 +556,7 @@ static race_group finish_group(const trace *t, const group_state *gs)
     rg.count = gs->count;
     rg.unchecked = gs->unchecked;
     rg.undecided = gs->undecided;
+    rg.ranked = a->ranked;
     rg.gap = gs->inst_rank;
     rg.n_events = a->n_shown;
     for (uint32_t i = 0; i < a->n_shown; i++)

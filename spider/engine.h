@@ -48,6 +48,7 @@ typedef struct analysis {
     uint8_t n_queries;               /* per candidate: 1 or 2 */
     uint8_t n_located;               /* leading events that name the group */
     uint8_t n_shown;                 /* events of the instance shown */
+    uint8_t ranked;                  /* rank = gap: shown, and sorted by */
     uint8_t symmetric;               /* the group is the unordered pair of
                                         ev[0], ev[1] (with ev[2], ev[3]
                                         swapped along) */

@@ -39,13 +39,13 @@ static cJSON *group_json(const race_group *g)
     cJSON_AddItemToObject(o, "locations",
                           cJSON_CreateStringArray((const char *const *)g->locations,
                                                   (int)g->n_locations));
-    if (g->kind == RACE_ATOMICITY)
+    if (g->pattern[0])
         cJSON_AddStringToObject(o, "pattern", g->pattern);
     if (g->variable)
         cJSON_AddStringToObject(o, "variable", g->variable);
     cJSON_AddStringToObject(o, "node", g->node);
     add_u64(o, "count", g->count);
-    if (g->kind == RACE_ATOMICITY)
+    if (g->ranked)
         add_u64(o, "gap", g->gap);
     add_u64(o, "unchecked", g->unchecked);
     add_u64(o, "undecided", g->undecided);

@@ -97,7 +97,7 @@ static void print_group(const race_group *g, size_t n, const style *st,
     print_locations(g, st, out);
     fprintf(out, "   %s(%llu%s %s", st->dim, (unsigned long long)g->count,
             g->unchecked ? "+" : "", plural(g->count, "instance", "instances"));
-    if (g->kind == RACE_ATOMICITY)
+    if (g->ranked)
         fprintf(out, ", gap %u", g->gap);
     fprintf(out, ")%s\n", st->off);
     if (g->kind == RACE_MESSAGE) {
@@ -142,7 +142,7 @@ static void print_groups(const report *r, race_kind k, const style *st,
     for (size_t i = 0; i < r->n_groups; i++)
         if (r->groups[i].kind == k)
             shown[n++] = &r->groups[i];
-    if (k == RACE_ATOMICITY)
+    if (n && shown[0]->ranked)
         qsort(shown, n, sizeof *shown, by_gap);
     for (size_t i = 0; i < n; i++)
         print_group(shown[i], i + 1, st, out);

@@ -59,7 +59,8 @@ typedef struct race_group {
     uint64_t count;                  /* instances proven */
     uint64_t unchecked;              /* more candidates, not asked */
     uint64_t undecided;              /* candidates the solver left open */
-    uint32_t gap;                    /* atomicity: smallest local gap */
+    uint8_t ranked;                  /* its kind ranks instances by gap */
+    uint32_t gap;                    /* the smallest local gap (CTrigger) */
     event_ref events[GROUP_EVENTS];  /* the instance shown */
     uint32_t n_events;
 } race_group;
