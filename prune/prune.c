@@ -247,7 +247,7 @@ typedef struct access_run {
     run_key key;
     uint32_t loc, kind;
     uint32_t length;          /* accesses in the run so far */
-    uint32_t epoch;           /* the chain's epoch at the run's start */
+    uint32_t epoch;           /* constrained events of the chain before it */
     uint32_t lock_events;     /* the thread's LOCK/UNLOCKs before it */
     UT_hash_handle hh;
 } access_run;
@@ -287,6 +287,8 @@ static void drop_repeated_accesses(const trace *t, handler_model hm,
                                    const marks *mk, prune_stats *st)
 {
     uint32_t *epoch = xcalloc(hb_chain_count(t, hm) + 1, sizeof(uint32_t));
+    /* --atomicity: constrained events (releases and acquires) so far */
+    uint32_t *touched = xcalloc(hb_chain_count(t, hm) + 1, sizeof(uint32_t));
     seen_access *seen = NULL, *s, *tmp;
     access_run *runs = NULL, *r, *rtmp;
     for (uint32_t i = 0; i < t->n_threads; i++) {
@@ -309,7 +311,7 @@ static void drop_repeated_accesses(const trace *t, handler_model hm,
                 key.object = ev->object;
                 HASH_FIND(hh, seen, &key, sizeof key, s);
                 int late = !o->atomicity ||
-                           late_in_run(&runs, ev, c, key.loc, epoch[c], lock_events);
+                           late_in_run(&runs, ev, c, key.loc, touched[c], lock_events);
                 if (s && s->epoch == epoch[c] && !constrained(mk, e) && late) {
                     keep[e] = 0;
                     st->accesses++;
@@ -326,6 +328,8 @@ static void drop_repeated_accesses(const trace *t, handler_model hm,
             }
             if (is_release(mk, e))
                 epoch[c]++;
+            if (constrained(mk, e))
+                touched[c]++;
         }
     }
     HASH_ITER(hh, seen, s, tmp) {
@@ -337,6 +341,7 @@ static void drop_repeated_accesses(const trace *t, handler_model hm,
         free(r);
     }
     free(epoch);
+    free(touched);
 }
 
 uint8_t *prune_trace(const trace *t, const hb_model *m, const prune_options *o,

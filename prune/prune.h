@@ -55,20 +55,26 @@
  *    consecutive, so rule 3 holds back more: it drops e only as the third
  *    (or later) access of a run e1, e2, ..., e of accesses that are
  *    consecutive among the accesses to the variable in one context, all
- *    with the same location and type, no release from e1 up to e, and no
- *    LOCK or UNLOCK between them.  Why each group stays (the same moves
- *    as above: a block of events that only want to be later can move to
- *    just before a later event of its chain):
- *    - (e, r, next) with p = e: (e2, r, next) has the same locations;
- *      a run with e < r < next has e2 < r too, and one with r < e or
- *      next < r gives one with r < e2 or next < r by moving e2's block
- *      to just before e.
- *    - (e2, r, e) with c = e: (e1, r, e2) has the same locations: move
- *      the block [e2, e) to just before e (r < e2 then), or [e1, e2) to
- *      just before e2 for "not forced".
- *    - r = e in another context's (p, e, c): (p, e2, c) stands for it,
- *      moving e2's block to just before e.
- *    - --atomic-region=lock: no LOCK/UNLOCK in the run, so e1, e2, e
+ *    with the same location and type, with no event from e1 up to e that
+ *    any constraint but program order names (neither a release nor an
+ *    acquire), and no LOCK or UNLOCK between them.  With e' the access of
+ *    the run before e, every event in between is free to move either way
+ *    along its chain.  Why the groups stay the same (locations are those
+ *    of e' for e):
+ *    - (e, r, next), p = e: (e', r, next) is an instance: a run with
+ *      e < r < next has e' < r too, and one with r < e or next < r gives
+ *      one with r < e' or next < r by moving [e', e) to just before e.
+ *    - (e', r, e), c = e: (e'', r, e') (e'' the access before e') is one:
+ *      move [e', e) to just before e (r < e' then), or [e'', e') to just
+ *      before e' for "not forced".
+ *    - r = e in another context's (p, e, c): (p, e', c) stands for it,
+ *      moving [e', e) to just before e.
+ *    - and no new group: dropping e makes (e', next) consecutive; a run
+ *      with e' < r < next gives one with e < r < next by moving (e', e]
+ *      to just after e' — which needs no acquire there (tests/fixtures/
+ *      atomicity-prune-extra.log: a RCV between e' and e), and r < e'
+ *      gives r < e.
+ *    - --atomic-region=lock: no LOCK/UNLOCK in the run, so e'', e', e
  *      and their neighbours lie in the same sections.
  *    Only counts (and the smallest gap) may change.
  *

@@ -143,10 +143,39 @@ static hb_query query(const candidate *c, unsigned k)
     return hb_query_before(c->ev[1], c->ev[2]);   /* O(s2) < O(r1) */
 }
 
-/* Accesses a ∈ handler(m1), b ∈ handler(m2) to one variable, one a write:
- * a handler's own events (a nested handler's belong to it, not to the
- * one around it), never an event with itself, each pair {a, b} once
- * however many racing message pairs lead to it. */
+/* Whether handler `inner` lies inside handler `outer` (one thread). */
+static int nested_in(const trace *t, const handler *inner, const handler *outer)
+{
+    return inner != outer && t->events[outer->begin].pos < t->events[inner->begin].pos &&
+           t->events[inner->last].pos <= t->events[outer->last].pos;
+}
+
+/* The positions of handler h's events in its thread, without those of
+ * `hole` when hole lies inside h: [from, to) minus [hole_from, hole_to). */
+typedef struct span {
+    uint32_t from, to, hole_from, hole_to;
+} span;
+
+static span span_of(const trace *t, const handler *h, const handler *hole)
+{
+    span s = {t->events[h->begin].pos, t->events[h->last].pos + 1, 0, 0};
+    if (nested_in(t, hole, h)) {
+        s.hole_from = t->events[hole->begin].pos;
+        s.hole_to = t->events[hole->last].pos + 1;
+    }
+    return s;
+}
+
+static int in_span(const span *s, uint32_t pos)
+{
+    return pos >= s->from && pos < s->to && !(pos >= s->hole_from && pos < s->hole_to);
+}
+
+/* Accesses a ∈ handler(m1), b ∈ handler(m2) to one variable, one a write.
+ * A handler's events include those of handlers nested in it, but when one
+ * of the two handlers is nested in the other, the outer one's exclude the
+ * inner one's; never an event with itself; each pair {a, b} once however
+ * many racing message pairs lead to it (SPEC §4). */
 static void proven(engine_run *run, const candidate *c)
 {
     const trace *t = engine_trace(run);
@@ -157,15 +186,16 @@ static void proven(engine_run *run, const candidate *c)
         return;
     const handler *h1 = &t->handlers[i1], *h2 = &t->handlers[i2];
     const thread_info *th = &t->threads[h1->thread];
-    for (uint32_t x = t->events[h1->begin].pos; x <= t->events[h1->last].pos; x++) {
+    span s1 = span_of(t, h1, h2), s2 = span_of(t, h2, h1);
+    for (uint32_t x = s1.from; x < s1.to; x++) {
         uint32_t a = th->events[x];
         const event *ea = &t->events[a];
-        if (!m->kept[a] || !event_is_access(ea) || ea->handler != i1)
+        if (!in_span(&s1, x) || !m->kept[a] || !event_is_access(ea))
             continue;
-        for (uint32_t y = t->events[h2->begin].pos; y <= t->events[h2->last].pos; y++) {
+        for (uint32_t y = s2.from; y < s2.to; y++) {
             uint32_t b = th->events[y];
             const event *eb = &t->events[b];
-            if (!m->kept[b] || !event_is_access(eb) || eb->handler != i2 ||
+            if (!in_span(&s2, y) || !m->kept[b] || !event_is_access(eb) ||
                 a == b || ea->object != eb->object ||
                 (ea->kind != EV_WRITE && eb->kind != EV_WRITE) ||
                 !first_time(st, a, b))
