@@ -1,10 +1,22 @@
-"""Differential checks driven by tests/t0040-invariance.sh and
-tests/t0050-exact.sh, in one Python process so that a few hundred traces
-run in seconds.
+"""Differential checks driven by tests/t0040-invariance.sh,
+tests/t0050-exact.sh and tests/t0060-prune-contract.sh, in one Python
+process so that a few hundred traces run in seconds.
 
-    differential.py exact DIR-OR-FILE...        # per trace, both handler models
+    differential.py exact [--min-coverage=N] DIR-OR-FILE...
+        per trace, both handler models: the default analysis has the race
+        groups of --solver=z3 --no-prune (Z3 on every candidate, every
+        event); --all-instances --no-prune has its whole report, counts
+        too, and --all-instances that of --solver=z3 (counts are compared
+        only between runs that both prune or both do not: pruning may
+        lower them)
     differential.py invariance SEED-DIR...      # SEED-DIR holds d/ (per node) and m.log
-    differential.py prune DIR-OR-FILE...        # pruning keeps every race group
+    differential.py prune [--min-coverage=N] DIR-OR-FILE...
+        pruning keeps every race group and raises no count
+
+A trace PATH written by bin/gen-trace may have its coverage line (the
+generator's stderr) in PATH.coverage; the totals over the run are printed,
+and with --min-coverage=N a feature hit fewer than N times in all (or no
+coverage file at all) is a failure.
 
 Prints one "not ok: ..." line per failure and a closing "N checks, N failed";
 exits 1 on any failure.
@@ -18,14 +30,35 @@ SPIDER = os.environ.get("SPIDER", "./bin/spider")
 checks = failures = 0
 decided = {}
 removed = {}
+coverage = {}
+coverage_files = 0
 
 
-def run(args):
+INCONSISTENT = {"inconsistent": True}
+
+
+def run(args, inconsistent_ok=False):
+    """The JSON report; with inconsistent_ok, INCONSISTENT for an
+    inconsistent trace (exit 2, "inconsistent trace"), which every mode
+    must then say alike."""
     p = subprocess.run([SPIDER, "-f", "json", "--no-timings"] + args,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if inconsistent_ok and p.returncode == 2 and "inconsistent trace" in p.stderr:
+        return "", INCONSISTENT
     if p.returncode not in (0, 1):
         raise RuntimeError("exit %d: %s" % (p.returncode, p.stderr.strip()[:300]))
     return p.stdout, json.loads(p.stdout)
+
+
+def same_consistency(reports, path, h):
+    """True when every report is a report; a check that they agree when
+    some say the trace is inconsistent."""
+    bad = [r is INCONSISTENT for r in reports]
+    if any(bad):
+        check(all(bad), "%s (%s): only some modes find the trace inconsistent: %s"
+              % (path, h, bad))
+        return False
+    return True
 
 
 def check(ok, what):
@@ -56,16 +89,25 @@ def stripped(d):
 def exact(path, h):
     base = ["--handlers=" + h, "--lenient", path]
     try:
-        _, z3 = run(["--solver=z3"] + base)
-        _, full = run(["--all-instances"] + base)
-        _, auto = run(base)
+        _, ref = run(["--solver=z3", "--no-prune"] + base, True)
+        _, full = run(["--all-instances", "--no-prune"] + base, True)
+        _, z3_pruned = run(["--solver=z3"] + base, True)
+        _, full_pruned = run(["--all-instances"] + base, True)
+        _, auto = run(base, True)
     except RuntimeError as e:
         check(False, "%s (%s): %s" % (path, h, e))
         return
-    check(stripped(z3) == stripped(full),
-          "%s (%s): --all-instances differs from --solver=z3" % (path, h))
-    check(groups(z3, ("locations",)) == groups(auto, ("locations",)),
-          "%s (%s): default groups differ from --solver=z3" % (path, h))
+    if not same_consistency((ref, full, z3_pruned, full_pruned, auto), path, h):
+        return
+    check(stripped(ref) == stripped(full),
+          "%s (%s): --all-instances --no-prune differs from --solver=z3 --no-prune"
+          % (path, h))
+    check(stripped(z3_pruned) == stripped(full_pruned),
+          "%s (%s): --all-instances differs from --solver=z3 (both prune)" % (path, h))
+    gr, ga = groups(ref, ("locations",)), groups(auto, ("locations",))
+    check(gr == ga, "%s (%s): default groups differ from --solver=z3 --no-prune: "
+          "default lacks %s, has extra %s"
+          % (path, h, sorted(set(gr) - set(ga))[:3], sorted(set(ga) - set(gr))[:3]))
     for k, v in full["summary"]["decided"].items():
         if k != "solver":
             decided[k] = decided.get(k, 0) + v
@@ -74,10 +116,12 @@ def exact(path, h):
 def prune(path, h):
     base = ["--handlers=" + h, "--lenient", "--all-instances", path]
     try:
-        _, full = run(["--no-prune"] + base)
-        _, pruned = run(base)
+        _, full = run(["--no-prune"] + base, True)
+        _, pruned = run(base, True)
     except RuntimeError as e:
         check(False, "%s (%s): %s" % (path, h, e))
+        return
+    if not same_consistency((full, pruned), path, h):
         return
     gf, gp = groups(full, ("locations",)), groups(pruned, ("locations",))
     check(gf == gp, "%s (%s): pruning changed the race groups: lost %s, gained %s"
@@ -109,15 +153,46 @@ def invariance(seed_dir, h):
           "%s (%s): per-node files and merged file differ" % (seed_dir, h))
 
 
+def read_coverage(path):
+    """Adds the counts of PATH.coverage, if any, to the totals."""
+    global coverage_files
+    try:
+        with open(path.rstrip("/") + ".coverage") as f:
+            lines = [l for l in f if l.startswith("coverage:")]
+    except FileNotFoundError:
+        return
+    coverage_files += 1
+    for line in lines:
+        for item in line.split()[1:]:
+            name, _, count = item.partition("=")
+            coverage[name] = coverage.get(name, 0) + int(count)
+
+
 def main():
-    mode, paths = sys.argv[1], sys.argv[2:]
+    mode, args = sys.argv[1], sys.argv[2:]
+    min_coverage = None
+    paths = []
+    for a in args:
+        if a.startswith("--min-coverage="):
+            min_coverage = int(a.split("=", 1)[1])
+        else:
+            paths.append(a)
     for p in paths:
+        read_coverage(p)
         for h in ("nested", "floating"):
             {"exact": exact, "invariance": invariance, "prune": prune}[mode](p, h)
     if decided:
         print("how candidates were decided:", decided)
     if removed:
         print("events removed by pruning:", removed)
+    if coverage_files:
+        print("generator coverage over %d traces: %s" % (coverage_files, " ".join(
+            "%s=%d" % kv for kv in sorted(coverage.items()))))
+    if min_coverage is not None:
+        check(coverage_files > 0, "no generated trace has a .coverage file")
+        for name, n in sorted(coverage.items()):
+            check(n >= min_coverage, "generator feature %s hit %d times (< %d)"
+                  % (name, n, min_coverage))
     print("%d checks, %d failed" % (checks, failures))
     sys.exit(1 if failures or not checks else 0)
 

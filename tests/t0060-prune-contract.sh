@@ -1,7 +1,9 @@
 # The pruning contract (docs/pruning.md): on every bundled and shared trace,
-# the regression fixtures in tests/prune/, and 300 random traces, in both
+# the regression fixtures in tests/prune/, and 300 random traces
+# (bin/gen-trace, every feature of the trace format and model on), in both
 # handler models, the race groups with and without pruning are the same
-# and no count grows.
+# and no count grows.  Each generator feature must be hit at least 20
+# times in all.
 . tests/lib.sh
 SEEDS=${SEEDS:-300}
 set -- benchmarks/taxdc/*/ tests/prune/*.log
@@ -12,8 +14,10 @@ else
 fi
 seed=1
 while [ $seed -le "$SEEDS" ]; do
-    ./bin/gen-trace --seed $((5000 + seed)) --nodes $((1 + seed % 5)) --steps $((20 + seed % 120)) -o "$TMP/g$seed"
+    ./bin/gen-trace --seed $((5000 + seed)) --nodes $((1 + seed % 5)) --steps $((20 + seed % 120)) \
+        -o "$TMP/g$seed" 2>"$TMP/g$seed.coverage" || not_ok "gen-trace seed $((5000 + seed))"
     set -- "$@" "$TMP/g$seed"
     seed=$((seed + 1))
 done
-python3 tests/differential.py prune "$@"
+python3 tests/differential.py prune --min-coverage=20 "$@" && ok || not_ok "differential checks (above)"
+finish
