@@ -16,7 +16,9 @@ process so that a few hundred traces run in seconds.
 A trace PATH written by bin/gen-trace may have its coverage line (the
 generator's stderr) in PATH.coverage; the totals over the run are printed,
 and with --min-coverage=N a feature hit fewer than N times in all (or no
-coverage file at all) is a failure.
+coverage file at all) is a failure.  --extra=ARG adds ARG to every spider
+run (repeat it for more), e.g. --extra=--atomicity: the atomicity groups
+are then compared too.
 
 Prints one "not ok: ..." line per failure and a closing "N checks, N failed";
 exits 1 on any failure.
@@ -27,6 +29,8 @@ import subprocess
 import sys
 
 SPIDER = os.environ.get("SPIDER", "./bin/spider")
+EXTRA = []          # --extra=ARG: added to every spider run (e.g. --atomicity)
+KINDS = ("data_races", "message_races", "handler_races", "atomicity_violations")
 checks = failures = 0
 decided = {}
 removed = {}
@@ -41,7 +45,7 @@ def run(args, inconsistent_ok=False):
     """The JSON report; with inconsistent_ok, INCONSISTENT for an
     inconsistent trace (exit 2, "inconsistent trace"), which every mode
     must then say alike."""
-    p = subprocess.run([SPIDER, "-f", "json", "--no-timings"] + args,
+    p = subprocess.run([SPIDER, "-f", "json", "--no-timings"] + EXTRA + args,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if inconsistent_ok and p.returncode == 2 and "inconsistent trace" in p.stderr:
         return "", INCONSISTENT
@@ -71,8 +75,8 @@ def check(ok, what):
 
 def groups(d, fields=("locations", "variable", "node", "count")):
     out = []
-    for k in ("data_races", "message_races", "handler_races"):
-        for g in d[k]:
+    for k in KINDS:
+        for g in d.get(k, []):
             out.append((k,) + tuple(json.dumps(g.get(f)) for f in fields))
     return out
 
@@ -80,8 +84,8 @@ def groups(d, fields=("locations", "variable", "node", "count")):
 def stripped(d):
     d = json.loads(json.dumps(d))
     d["summary"].pop("decided", None)
-    for k in ("data_races", "message_races", "handler_races"):
-        for g in d[k]:
+    for k in KINDS:
+        for g in d.get(k, []):
             g.pop("unchecked", None)
     return d
 
@@ -175,6 +179,8 @@ def main():
     for a in args:
         if a.startswith("--min-coverage="):
             min_coverage = int(a.split("=", 1)[1])
+        elif a.startswith("--extra="):
+            EXTRA.append(a.split("=", 1)[1])
         else:
             paths.append(a)
     for p in paths:

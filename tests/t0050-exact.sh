@@ -7,7 +7,8 @@
 # --no-prune, and --all-instances that of --solver=z3, counts too (counts
 # are compared only between runs that both prune or both do not: pruning
 # may lower them).  Each generator feature must be hit at least 20 times
-# in all (differential.py sums the coverage lines of gen-trace).
+# in all (differential.py sums the coverage lines of gen-trace).  Then the
+# same with --atomicity, every pattern, on 200 of the random traces.
 . tests/lib.sh
 SEEDS=${SEEDS:-300}
 set -- benchmarks/taxdc/*/
@@ -24,4 +25,19 @@ while [ $seed -le "$SEEDS" ]; do
     seed=$((seed + 1))
 done
 python3 tests/differential.py exact --min-coverage=20 "$@" && ok || not_ok "differential checks (above)"
+
+# --atomicity (every pattern): the same comparisons, atomicity groups and
+# counts included, on the bundled and shared traces and 200 of the random
+# ones.
+ATOMICITY_SEEDS=${ATOMICITY_SEEDS:-200}
+set -- benchmarks/taxdc/*/ benchmarks/atomicity/*/
+[ -d "$SHARED" ] && set -- "$@" "$SHARED"/*/*.log "$SHARED"/*/*.txt
+seed=1
+while [ $seed -le "$SEEDS" ] && [ $seed -le "$ATOMICITY_SEEDS" ]; do
+    set -- "$@" "$TMP/g$seed"
+    seed=$((seed + 1))
+done
+echo "== with --atomicity --atomicity-patterns=all"
+python3 tests/differential.py exact --extra=--atomicity --extra=--atomicity-patterns=all "$@" \
+    && ok || not_ok "differential checks with --atomicity (above)"
 finish

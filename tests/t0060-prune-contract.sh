@@ -20,4 +20,8 @@ while [ $seed -le "$SEEDS" ]; do
     seed=$((seed + 1))
 done
 python3 tests/differential.py prune --min-coverage=20 "$@" && ok || not_ok "differential checks (above)"
+# the contract with --atomicity (every pattern; rule 3 holds back more)
+echo "== with --atomicity --atomicity-patterns=all"
+python3 tests/differential.py prune --extra=--atomicity --extra=--atomicity-patterns=all \
+    benchmarks/atomicity/*/ "$@" && ok || not_ok "differential checks with --atomicity (above)"
 finish
