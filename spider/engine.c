@@ -7,6 +7,7 @@
 
 #include "../traces/alloc.h"
 
+#include <assert.h>
 #include <string.h>
 #include <time.h>
 #include <uthash.h>
@@ -63,7 +64,10 @@ struct engine_run {
     grouper *g;
     candidate *c;
     size_t n, cap;
-    uint32_t *q_start;       /* candidate -> its first query id */
+    /* candidates come kind by kind (each analysis adds its own, in kind
+     * order): kind k's are [first_cand[k], first_cand[k+1]), its queries
+     * from first_query[k] on, n_queries of its kind each */
+    size_t first_cand[RACE_KINDS + 1], first_query[RACE_KINDS + 1];
     size_t n_queries;
     void *state[RACE_KINDS]; /* each analysis's own, freed by state_free */
     void (*state_free[RACE_KINDS])(void *);
@@ -197,6 +201,9 @@ static void offer_instance(grouper *g, uint32_t gi, const uint32_t *ev,
                            uint32_t rank, int holds)
 {
     group_state *gs = &g->g[gi];
+    if (gs->has_instance && (gs->instance_holds > holds ||
+                             (gs->instance_holds == holds && rank > gs->inst_rank)))
+        return; /* the usual case, decided before any work */
     const analysis *a = analyses[gs->key.kind];
     uint32_t inst[GROUP_EVENTS];
     orient(g, gs, a, ev, inst);
@@ -226,6 +233,7 @@ void engine_add(engine_run *run, race_kind kind, const uint32_t *ev,
                 uint32_t rank, int dedupable)
 {
     const analysis *a = analyses[kind];
+    assert(run->n == 0 || run->c[run->n - 1].kind <= kind); /* kind by kind */
     ALLOC_GROW(run->c, run->n + 1, run->cap);
     candidate *c = &run->c[run->n++];
     memset(c, 0, sizeof *c);
@@ -274,7 +282,9 @@ hb_query engine_query(const engine_run *run, uint32_t c, unsigned k)
 
 size_t engine_query_id(const engine_run *run, uint32_t c, unsigned k)
 {
-    return (size_t)run->q_start[c] + k;
+    race_kind kind = (race_kind)run->c[c].kind;
+    return run->first_query[kind] +
+           (c - run->first_cand[kind]) * analyses[kind]->n_queries + k;
 }
 
 const char *race_kind_title(race_kind k)
@@ -289,31 +299,40 @@ const char *race_kind_key(race_kind k)
 
 /* ---- verdicts --------------------------------------------------------------- */
 
-/* Query ids: candidate c's queries are q_start[c] .. + n_queries. */
+/* Query ids: kind by kind, each candidate's n_queries in a row. */
 static void number_queries(engine_run *run)
 {
-    run->q_start = xmalloc_array(run->n + 1, sizeof *run->q_start);
-    size_t n = 0;
-    for (size_t c = 0; c < run->n; c++) {
-        if (n > UINT32_MAX - GROUP_EVENTS)
-            alloc_fail(n * sizeof(hb_answer), "the answers to over 4 billion queries");
-        run->q_start[c] = (uint32_t)n;
-        n += analyses[run->c[c].kind]->n_queries;
+    size_t c = 0, q = 0;
+    for (int k = 0; k < RACE_KINDS; k++) {
+        run->first_cand[k] = c;
+        run->first_query[k] = q;
+        size_t n = 0;
+        while (c + n < run->n && run->c[c + n].kind == k)
+            n++;
+        c += n;
+        q += n * analyses[k]->n_queries;
     }
-    run->q_start[run->n] = (uint32_t)n;
-    run->n_queries = n;
+    run->first_cand[RACE_KINDS] = c;
+    run->first_query[RACE_KINDS] = q;
+    run->n_queries = q;
 }
 
-typedef struct query_index {
-    const engine_run *run;
-    uint32_t *cand;          /* query id -> candidate */
-} query_index;
+/* The candidate a query id belongs to. */
+static uint32_t candidate_of_query(const engine_run *run, size_t i, unsigned *k)
+{
+    int kind = 0;
+    while (i >= run->first_query[kind + 1])
+        kind++;
+    size_t per = analyses[kind]->n_queries, off = i - run->first_query[kind];
+    *k = (unsigned)(off % per);
+    return (uint32_t)(run->first_cand[kind] + off / per);
+}
 
 static hb_query query_by_id(const void *ctx, size_t i)
 {
-    const query_index *qi = ctx;
-    uint32_t c = qi->cand[i];
-    return engine_query(qi->run, c, (unsigned)(i - qi->run->q_start[c]));
+    unsigned k;
+    uint32_t c = candidate_of_query(ctx, i, &k);
+    return engine_query(ctx, c, k);
 }
 
 /* A candidate holds when all its queries are SAT; it does not when one is
@@ -322,10 +341,11 @@ static hb_answer verdict_of(const engine_run *run, uint32_t c,
                             const hb_answer *qa)
 {
     hb_answer v = ANSWER_SAT;
-    for (uint32_t q = run->q_start[c]; q < run->q_start[c + 1]; q++) {
-        if (qa[q] == ANSWER_UNSAT)
+    for (unsigned k = 0; k < engine_n_queries(run, c); k++) {
+        hb_answer a = qa[engine_query_id(run, c, k)];
+        if (a == ANSWER_UNSAT)
             return ANSWER_UNSAT;
-        if (qa[q] != ANSWER_SAT)
+        if (a != ANSWER_SAT)
             v = ANSWER_UNKNOWN;
     }
     return v;
@@ -333,14 +353,9 @@ static hb_answer verdict_of(const engine_run *run, uint32_t c,
 
 static int run_shortcuts(engine_run *run, hb_answer *qa, hb_answer *verdict)
 {
-    query_index qi = {run, xmalloc_array(run->n_queries + 1, sizeof(uint32_t))};
-    for (uint32_t c = 0; c < run->n; c++)
-        for (uint32_t q = run->q_start[c]; q < run->q_start[c + 1]; q++)
-            qi.cand[q] = c;
-    query_list ql = {query_by_id, &qi, run->n_queries};
+    query_list ql = {query_by_id, run, run->n_queries};
     shortcut_stats st = {0};
     int consistent = shortcut_decide(run->t, run->m, run->o->handlers, &ql, qa, &st);
-    free(qi.cand);
     report_summary *s = &run->r->summary;
     for (uint32_t c = 0; c < run->n && consistent != 0; c++) {
         verdict[c] = verdict_of(run, c, qa);
@@ -681,7 +696,6 @@ report *analyse(const trace *t, const hb_model *m,
         build_groups(&run, verdict);
     free(verdict);
     free(run.c);
-    free(run.q_start);
     for (int k = 0; k < RACE_KINDS; k++)
         if (run.state_free[k])
             run.state_free[k](run.state[k]);
