@@ -119,12 +119,8 @@ static void variable_candidates(engine_run *run, const uint32_t *acc,
 static void generate(engine_run *run)
 {
     const trace *t = engine_trace(run);
-    const hb_model *m = engine_model(run);
-    uint32_t *acc = xmalloc_array(t->n_events + 1, sizeof *acc), n = 0;
-    for (uint32_t e = 0; e < t->n_events; e++)
-        if (m->kept[e] && event_is_access(&t->events[e]))
-            acc[n++] = e;
-    qsort_r(acc, n, sizeof *acc, by_context, (void *)t);
+    uint32_t n;
+    uint32_t *acc = engine_accesses(run, by_context, &n);
     uint32_t *section_end = section_ends(t);
     for (uint32_t i = 0, j; i < n; i = j) {
         for (j = i; j < n && t->events[acc[j]].object == t->events[acc[i]].object;)

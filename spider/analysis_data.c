@@ -29,12 +29,8 @@ static int enabled(const analysis_options *o)
 static void generate(engine_run *run)
 {
     const trace *t = engine_trace(run);
-    const hb_model *m = engine_model(run);
-    uint32_t *acc = xmalloc_array(t->n_events + 1, sizeof *acc), n = 0;
-    for (uint32_t e = 0; e < t->n_events; e++)
-        if (m->kept[e] && event_is_access(&t->events[e]))
-            acc[n++] = e;
-    qsort_r(acc, n, sizeof *acc, by_object, (void *)t);
+    uint32_t n;
+    uint32_t *acc = engine_accesses(run, by_object, &n);
     for (uint32_t i = 0, j; i < n; i = j) {
         for (j = i; j < n && t->events[acc[j]].object == t->events[acc[i]].object;)
             j++;

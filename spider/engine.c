@@ -245,6 +245,20 @@ void engine_add(engine_run *run, race_kind kind, const uint32_t *ev,
     run->r->summary.candidates[kind]++;
 }
 
+uint32_t *engine_accesses(const engine_run *run,
+                          int (*cmp)(const void *, const void *, void *),
+                          uint32_t *n)
+{
+    const trace *t = run->t;
+    uint32_t *acc = xmalloc_array(t->n_events + 1, sizeof *acc);
+    *n = 0;
+    for (uint32_t e = 0; e < t->n_events; e++)
+        if (run->m->kept[e] && event_is_access(&t->events[e]))
+            acc[(*n)++] = e;
+    qsort_r(acc, *n, sizeof *acc, cmp, (void *)t);
+    return acc;
+}
+
 void engine_set_state(engine_run *run, race_kind kind, void *state,
                       void (*free_fn)(void *))
 {

@@ -71,6 +71,12 @@ const analysis_options *engine_options(const engine_run *run);
 void engine_add(engine_run *run, race_kind kind, const uint32_t *ev,
                 uint32_t rank, int dedupable);
 
+/* The kept accesses (R, W) in the order of cmp(a, b, trace); *n says how
+ * many.  The caller frees the array. */
+uint32_t *engine_accesses(const engine_run *run,
+                          int (*cmp)(const void *, const void *, void *),
+                          uint32_t *n);
+
 /* State an analysis keeps from `generate` to `proven`: the engine frees it
  * with free_fn when the run ends. */
 void engine_set_state(engine_run *run, race_kind kind, void *state,
