@@ -369,7 +369,7 @@ static int run_shortcuts(engine_run *run, hb_answer *qa, hb_answer *verdict)
 {
     query_list ql = {query_by_id, run, run->n_queries};
     shortcut_stats st = {0};
-    int consistent = shortcut_decide(run->t, run->m, run->o->handlers, &ql, qa, &st);
+    int consistent = shortcut_decide(run->t, run->m, run->m->handlers, &ql, qa, &st);
     report_summary *s = &run->r->summary;
     for (uint32_t c = 0; c < run->n && consistent != 0; c++) {
         verdict[c] = verdict_of(run, c, qa);
@@ -678,7 +678,7 @@ static void fill_summary(report *r, const trace *t, const hb_model *m,
     s->lock_sections = t->n_sections;
     s->constraints_by_origin = m->counts;
     s->constraints = hb_model_size(m);
-    s->handlers_model = opts->handlers;
+    s->handlers_model = m->handlers; /* the model says which it is */
     s->solver_all = opts->solver == SOLVER_Z3;
     for (int k = 0; k < RACE_KINDS; k++)
         s->enabled[k] = (uint8_t)analyses[k]->enabled(opts);

@@ -75,7 +75,8 @@ static const char usage[] =
     "  -h, --help                  this help\n"
     "  -V, --version               the version\n"
     "\n"
-    "Exit status: 0 no race, 1 races found, 2 bad usage or bad input,\n"
+    "Exit status: 0 nothing found, 1 races (or atomicity violations) found,\n"
+    "2 bad usage, bad input, a solver failure or no memory left,\n"
     "3 incomplete: some candidates undecided (timeout) or interrupted.\n";
 
 enum { OPT_HANDLERS = 256, OPT_ORDER, OPT_SMT2, OPT_LENIENT, OPT_TIMEOUT,
@@ -346,7 +347,7 @@ int main(int argc, char **argv)
     double pruned = now();
     if (c.emit_smt2 && write_smt2(c.emit_smt2, m, t) != 0)
         goto cleanup;
-    analysis_options aopts = {.handlers = c.handlers, .jobs = c.jobs,
+    analysis_options aopts = {.jobs = c.jobs,
                               .solver = c.solver,
                               .all_instances = c.all_instances,
                               .tuning = c.tuning, .timeout_ms = c.timeout_ms,

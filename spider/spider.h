@@ -120,8 +120,8 @@ typedef enum atomic_region { REGION_ACCESS, REGION_LOCK,
     (PATTERN_BIT(0, 1, 0) | PATTERN_BIT(1, 1, 0) | PATTERN_BIT(1, 0, 1) | \
      PATTERN_BIT(0, 1, 1))          /* RWR, WWR, WRW, RWW */
 
+/* How to analyse (the handler model is the model's own: hb_model). */
 typedef struct analysis_options {
-    handler_model handlers;
     solver_mode solver;              /* AUTO: exact shortcuts, then Z3 */
     int all_instances;               /* AUTO: decide every candidate */
     unsigned jobs;
