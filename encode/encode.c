@@ -305,21 +305,46 @@ hb_model *hb_model_build(const trace *t, const uint8_t *keep,
     return m;
 }
 
-static int lits_kept(const hb_model *m, const hb_lit *l, uint32_t n, int *some)
+/* Whether constraint events a, b survive keep (both, or neither). */
+static int survives(const hb_model *m, const uint8_t *keep, uint32_t e)
 {
-    int all = 1;
-    for (uint32_t k = 0; k < n; k++) {
-        if (l[k].kind != LIT_LESS)
-            continue;
-        int kept = m->kept[l[k].a] && m->kept[l[k].b];
-        all &= kept;
-        *some |= kept;
-    }
-    return all;
+    return m->kept[e] && keep[e];
 }
 
-void hb_model_project(hb_model *m, const trace *t, const uint8_t *keep)
+/* Whether projecting m onto keep loses a constraint that program order
+ * does not imply: the pruning invariant (prune.h). */
+static int projection_loses(const hb_model *m, const trace *t, const uint8_t *keep)
 {
+    for (uint32_t i = 0; i < m->n_edges; i++) {
+        const hb_edge *e = &m->edges[i];
+        if (m->edge_origin[i] == ORIGIN_PROGRAM_ORDER ||
+            (survives(m, keep, e->before) && survives(m, keep, e->after)))
+            continue;
+        /* a thread dropped whole loses its fork and join; an edge along
+         * one chain (a thread's SND right before its own RCV) is program
+         * order already */
+        int along_chain = hb_chain_of(t, m->handlers, e->before) ==
+                              hb_chain_of(t, m->handlers, e->after) &&
+                          t->events[e->before].pos < t->events[e->after].pos;
+        if (m->edge_origin[i] != ORIGIN_THREAD_SYNC && !along_chain)
+            return 1;
+    }
+    for (uint32_t i = 0; i < m->n_clauses; i++) {
+        const hb_clause *c = &m->clauses[i];
+        for (uint32_t k = 0; k < c->n; k++) {
+            const hb_lit *l = &m->lits[c->first + k];
+            if (l->kind == LIT_LESS &&
+                (!survives(m, keep, l->a) || !survives(m, keep, l->b)))
+                return 1;
+        }
+    }
+    return 0;
+}
+
+int hb_model_project(hb_model *m, const trace *t, const uint8_t *keep)
+{
+    if (projection_loses(m, t, keep))
+        return -1;
     hb_model old = *m;
     m->n_kept = 0;
     m->kept = xmalloc(t->n_events + 1);
@@ -335,25 +360,13 @@ void hb_model_project(hb_model *m, const trace *t, const uint8_t *keep)
     program_order(&b, m->handlers);
     for (uint32_t i = 0; i < old.n_edges; i++) {
         const hb_edge *e = &old.edges[i];
-        if (old.edge_origin[i] == ORIGIN_PROGRAM_ORDER)
-            continue;
-        if (m->kept[e->before] && m->kept[e->after])
+        if (old.edge_origin[i] != ORIGIN_PROGRAM_ORDER &&
+            m->kept[e->before] && m->kept[e->after])
             add_edge(&b, (hb_origin)old.edge_origin[i], e->before, e->after);
-        else /* a thread dropped whole loses its fork and join; and an
-              * edge along its own chain (a thread's SND right before its
-              * own RCV) is program order already */
-            assert(old.edge_origin[i] == ORIGIN_THREAD_SYNC ||
-                   (hb_chain_of(t, m->handlers, e->before) ==
-                        hb_chain_of(t, m->handlers, e->after) &&
-                    t->events[e->before].pos < t->events[e->after].pos));
     }
     for (uint32_t i = 0; i < old.n_clauses; i++) {
         const hb_clause *c = &old.clauses[i];
-        int some = 0;
-        if (lits_kept(m, old.lits + c->first, c->n, &some))
-            add_clause(&b, (hb_origin)old.clause_origin[i], old.lits + c->first, c->n);
-        else /* pruning drops no event a clause names */
-            assert(!some && !"a clause lost some of its events");
+        add_clause(&b, (hb_origin)old.clause_origin[i], old.lits + c->first, c->n);
     }
     free(old.kept);
     free(old.edges);
@@ -361,6 +374,7 @@ void hb_model_project(hb_model *m, const trace *t, const uint8_t *keep)
     free(old.clauses);
     free(old.clause_origin);
     free(old.lits);
+    return 0;
 }
 
 void hb_model_free(hb_model *m)

@@ -103,12 +103,14 @@ hb_model *hb_model_build(const trace *t, const uint8_t *keep,
                          handler_model handlers);
 
 /* Projects m, in place, onto the events with keep[e] != 0: program order
- * runs through the kept events, and every other constraint stays — which
- * holds for a keep mask from prune_trace(), since pruning drops no event a
- * constraint names but the fork/join edges of a thread it drops whole and
- * edges along one chain, which program order implies (asserted).  The result equals hb_model_build(t, keep, m->handlers)
- * with the constraints in another order; Φ is built only once. */
-void hb_model_project(hb_model *m, const trace *t, const uint8_t *keep);
+ * runs through the kept events, and every other constraint stays.  The
+ * result equals hb_model_build(t, keep, m->handlers) with the constraints
+ * in another order; Φ is built only once.  Returns 0; or -1, leaving m as
+ * it was, when keep drops an event that a constraint names (other than
+ * the fork/join edges of a thread dropped whole, and edges along one
+ * chain, which program order implies): a keep mask from prune_trace()
+ * never does (prune.h), and checking it costs one pass. */
+int hb_model_project(hb_model *m, const trace *t, const uint8_t *keep);
 void hb_model_free(hb_model *m);
 
 /* Number of constraints (edges + clauses). */

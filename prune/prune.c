@@ -236,68 +236,17 @@ typedef struct seen_access {
     UT_hash_handle hh;
 } seen_access;
 
-/* --atomicity: the run of same-key accesses, consecutive among the
- * accesses to one variable of one context, that e continues. */
-typedef struct run_key {
-    uint32_t chain;
-    int32_t handler, object;
-} run_key;
-
-typedef struct access_run {
-    run_key key;
-    uint32_t loc, kind;
-    uint32_t length;          /* accesses in the run so far */
-    uint32_t epoch;           /* constrained events of the chain before it */
-    uint32_t lock_events;     /* the thread's LOCK/UNLOCKs before it */
-    UT_hash_handle hh;
-} access_run;
-
-/* Whether e is the third or later access of its run (prune.h, rule 3
- * with --atomicity); updates the runs. */
-static int late_in_run(access_run **runs, const event *ev, uint32_t chain,
-                       uint32_t loc, uint32_t epoch, uint32_t lock_events)
-{
-    run_key key;
-    memset(&key, 0, sizeof key);
-    key.chain = chain;
-    key.handler = ev->handler;
-    key.object = ev->object;
-    access_run *r;
-    HASH_FIND(hh, *runs, &key, sizeof key, r);
-    if (!r) {
-        r = xcalloc(1, sizeof *r);
-        r->key = key;
-        HASH_ADD(hh, *runs, key, sizeof key, r);
-    }
-    if (r->length && r->loc == loc && r->kind == ev->kind && r->epoch == epoch &&
-        r->lock_events == lock_events) {
-        r->length++;
-    } else {
-        r->loc = loc;
-        r->kind = ev->kind;
-        r->length = 1;
-        r->epoch = epoch;
-        r->lock_events = lock_events;
-    }
-    return r->length >= 3;
-}
-
 static void drop_repeated_accesses(const trace *t, handler_model hm,
-                                   const prune_options *o, uint8_t *keep,
-                                   const marks *mk, prune_stats *st)
+                                   uint8_t *keep, const marks *mk,
+                                   prune_stats *st)
 {
     uint32_t *epoch = xcalloc(hb_chain_count(t, hm) + 1, sizeof(uint32_t));
-    /* --atomicity: constrained events (releases and acquires) so far */
-    uint32_t *touched = xcalloc(hb_chain_count(t, hm) + 1, sizeof(uint32_t));
     seen_access *seen = NULL, *s, *tmp;
-    access_run *runs = NULL, *r, *rtmp;
     for (uint32_t i = 0; i < t->n_threads; i++) {
         const thread_info *th = &t->threads[i];
-        uint32_t lock_events = 0;
         for (uint32_t k = 0; k < th->n_events; k++) {
             uint32_t e = th->events[k];
             const event *ev = &t->events[e];
-            lock_events += ev->kind == EV_LOCK || ev->kind == EV_UNLOCK;
             if (!keep[e])
                 continue;
             uint32_t c = hb_chain_of(t, hm, e);
@@ -310,9 +259,7 @@ static void drop_repeated_accesses(const trace *t, handler_model hm,
                 key.kind = ev->kind;
                 key.object = ev->object;
                 HASH_FIND(hh, seen, &key, sizeof key, s);
-                int late = !o->atomicity ||
-                           late_in_run(&runs, ev, c, key.loc, touched[c], lock_events);
-                if (s && s->epoch == epoch[c] && !constrained(mk, e) && late) {
+                if (s && s->epoch == epoch[c] && !constrained(mk, e)) {
                     keep[e] = 0;
                     st->accesses++;
                     continue;
@@ -328,20 +275,13 @@ static void drop_repeated_accesses(const trace *t, handler_model hm,
             }
             if (is_release(mk, e))
                 epoch[c]++;
-            if (constrained(mk, e))
-                touched[c]++;
         }
     }
     HASH_ITER(hh, seen, s, tmp) {
         HASH_DEL(seen, s);
         free(s);
     }
-    HASH_ITER(hh, runs, r, rtmp) {
-        HASH_DEL(runs, r);
-        free(r);
-    }
     free(epoch);
-    free(touched);
 }
 
 uint8_t *prune_trace(const trace *t, const hb_model *m, const prune_options *o,
@@ -362,7 +302,8 @@ uint8_t *prune_trace(const trace *t, const hb_model *m, const prune_options *o,
         changed = drop_idle_events(t, keep, &mk, st);
         changed |= drop_idle_threads(t, hm, keep, &mk, st);
     }
-    drop_repeated_accesses(t, hm, o, keep, &mk, st);
+    if (!o->atomicity) /* prune.h: rule 3 would change atomicity's gaps */
+        drop_repeated_accesses(t, hm, keep, &mk, st);
     free(mk.before);
     free(mk.after);
     free(mk.query);

@@ -234,6 +234,8 @@ void engine_add(engine_run *run, race_kind kind, const uint32_t *ev,
 {
     const analysis *a = analyses[kind];
     assert(run->n == 0 || run->c[run->n - 1].kind <= kind); /* kind by kind */
+    if (run->n >= UINT32_MAX / 2) /* candidate and query ids are 32-bit */
+        alloc_fail(run->n * sizeof *run->c, "over 2 billion candidates");
     ALLOC_GROW(run->c, run->n + 1, run->cap);
     candidate *c = &run->c[run->n++];
     memset(c, 0, sizeof *c);

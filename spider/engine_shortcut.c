@@ -284,8 +284,8 @@ static void find_held_sections(engine *e)
             section_of[ls->acquire] = (int32_t)s;
     }
     e->held_first = xmalloc(sizeof(int32_t) * (e->n + 1));
-    uint32_t cap = 1024, n_held = 0, *open = NULL, n_open = 0, open_cap = 0;
-    e->held = xmalloc(sizeof(uint32_t) * cap);
+    uint32_t cap = 0, n_held = 0, *open = NULL, n_open = 0, open_cap = 0;
+    e->held = NULL;
     for (uint32_t i = 0; i < t->n_threads; i++) {
         const thread_info *th = &t->threads[i];
         n_open = 0;
@@ -295,10 +295,7 @@ static void find_held_sections(engine *e)
                 continue;
             e->held_first[d] = -1;
             if (section_of[ev] != NONE) {
-                if (n_open == open_cap) {
-                    open_cap = open_cap ? 2 * open_cap : 8;
-                    open = xrealloc(open, open_cap * sizeof *open);
-                }
+                ALLOC_GROW(open, (size_t)n_open + 1, open_cap);
                 open[n_open++] = (uint32_t)section_of[ev];
             }
             for (uint32_t o = 0; o < n_open; o++)
@@ -306,10 +303,10 @@ static void find_held_sections(engine *e)
                     open[o--] = open[--n_open];
             if (!event_is_access(&t->events[ev]) || !n_open)
                 continue;
-            if (n_held + n_open + 1 > cap) {
-                cap = 2 * (n_held + n_open + 1);
-                e->held = xrealloc(e->held, cap * sizeof *e->held);
-            }
+            if ((size_t)n_held + n_open + 1 > INT32_MAX)
+                alloc_fail(((size_t)n_held + n_open + 1) * sizeof *e->held,
+                           "the lock sections that hold each access (over 2^31)");
+            ALLOC_GROW(e->held, (size_t)n_held + n_open + 1, cap);
             e->held_first[d] = (int32_t)n_held;
             memcpy(e->held + n_held, open, n_open * sizeof *open);
             n_held += n_open;
@@ -345,8 +342,13 @@ typedef struct clocks {
 static uint32_t store_row(clocks *vc, const int32_t *row)
 {
     if (vc->n_rows == vc->cap_rows) {
-        vc->cap_rows = vc->cap_rows ? 2 * vc->cap_rows : 1024;
-        vc->rows = xrealloc(vc->rows, (size_t)vc->cap_rows * vc->k * sizeof(int32_t));
+        size_t cap = vc->cap_rows ? 2 * (size_t)vc->cap_rows : 1024;
+        if (cap >= EMPTY_ROW) /* row ids must stay below the marks */
+            cap = EMPTY_ROW - 1;
+        if (cap <= vc->n_rows)
+            alloc_fail(cap * vc->k * sizeof(int32_t), "the stored vector clocks");
+        vc->rows = xrealloc_array(vc->rows, cap * vc->k, sizeof(int32_t));
+        vc->cap_rows = (uint32_t)cap;
     }
     memcpy(vc->rows + (size_t)vc->n_rows * vc->k, row, vc->k * sizeof *row);
     return vc->n_rows++;
@@ -418,6 +420,11 @@ static int excluded(const engine *e, const clocks *u, uint32_t a, uint32_t b,
                     uint32_t k)
 {
     const trace *t = e->t;
+    uint32_t batch = u->batch;
+    if (e->chain_batch[e->chain[e->dense[a]]] != batch ||
+        e->chain_batch[e->chain[e->dense[b]]] != batch ||
+        e->chain_batch[e->chain[e->dense[k]]] != batch)
+        return 0; /* reachability is known from the swept batch's events only */
     int32_t fa = e->held_first[e->dense[a]], fb = e->held_first[e->dense[b]];
     int32_t fk = e->held_first[e->dense[k]];
     if (fa < 0 || fb < 0 || fk < 0)

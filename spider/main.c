@@ -342,7 +342,13 @@ int main(int argc, char **argv)
     prune_options popt = {.atomicity = c.atomicity};
     if (!c.no_prune) {
         keep = prune_trace(t, m, &popt, &pruning);
-        hb_model_project(m, t, keep);
+        if (hb_model_project(m, t, keep) != 0) {
+            /* never expected: pruning would have lost a constraint */
+            fputs("spider: warning: internal: pruning would drop an event a "
+                  "constraint names; analysing every event instead\n", stderr);
+            memset(&pruning, 0, sizeof pruning);
+            c.no_prune = 1;
+        }
     }
     double pruned = now();
     if (c.emit_smt2 && write_smt2(c.emit_smt2, m, t) != 0)

@@ -23,7 +23,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             prune_options po = {.atomicity = hm};
             hb_model *m = hb_model_build(t, NULL, (handler_model)hm);
             uint8_t *keep = prune_trace(t, m, &po, &st);
-            hb_model_project(m, t, keep);
+            if (hb_model_project(m, t, keep) != 0)
+                abort(); /* pruning broke its invariant */
             free(hb_model_slices(m));
             hb_model_free(m);
             free(keep);

@@ -84,7 +84,7 @@ static void expect_constraints_kept(const char *text, handler_model hm,
     assert_int_equal(t->n_events - pruned->n_kept, want_dropped);
     /* the projection of Φ is Φ built for the kept events */
     hb_model *projected = hb_model_build(t, NULL, hm);
-    hb_model_project(projected, t, keep);
+    assert_int_equal(hb_model_project(projected, t, keep), 0);
     assert_int_equal(projected->n_edges, pruned->n_edges);
     assert_int_equal(projected->n_clauses, pruned->n_clauses);
     for (uint32_t i = 0; i < pruned->n_edges; i++)
