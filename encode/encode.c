@@ -5,7 +5,6 @@
 
 #include "../traces/alloc.h"
 
-#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,11 +15,12 @@ typedef struct builder {
     uint32_t edge_origin_cap, clause_origin_cap;
 } builder;
 
-static void bump(hb_counts *c, hb_origin origin, int by)
+/* One more constraint of this origin in the counts. */
+static void count_origin(hb_counts *c, hb_origin origin)
 {
     uint32_t *field[] = {&c->program_order, &c->thread_sync, &c->messages,
                          &c->locks, &c->wait_notify};
-    *field[origin] += (uint32_t)by;
+    (*field[origin])++;
 }
 
 static void add_edge(builder *b, hb_origin origin, uint32_t before,
@@ -31,7 +31,7 @@ static void add_edge(builder *b, hb_origin origin, uint32_t before,
     ALLOC_GROW(m->edge_origin, m->n_edges + 1, b->edge_origin_cap);
     m->edge_origin[m->n_edges] = (uint8_t)origin;
     m->edges[m->n_edges++] = (hb_edge){before, after};
-    bump(&m->counts, origin, 1);
+    count_origin(&m->counts, origin);
 }
 
 static void add_clause(builder *b, hb_origin origin, const hb_lit *lits,
@@ -45,7 +45,7 @@ static void add_clause(builder *b, hb_origin origin, const hb_lit *lits,
     m->clause_origin[m->n_clauses] = (uint8_t)origin;
     m->clauses[m->n_clauses++] = (hb_clause){m->n_lits, n};
     m->n_lits += n;
-    bump(&m->counts, origin, 1);
+    count_origin(&m->counts, origin);
 }
 
 void hb_edge_list_add(hb_edge_list *l, uint32_t before, uint32_t after)

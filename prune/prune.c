@@ -255,7 +255,7 @@ static void drop_repeated_accesses(const trace *t, handler_model hm,
                 memset(&key, 0, sizeof key);
                 key.chain = c;
                 key.handler = ev->handler;
-                key.loc = ev->loc != STR_NONE ? ev->loc : t->n_strings + e;
+                key.loc = trace_loc_id(t, e);
                 key.kind = ev->kind;
                 key.object = ev->object;
                 HASH_FIND(hh, seen, &key, sizeof key, s);

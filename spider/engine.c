@@ -122,8 +122,8 @@ static int cmp_events(const grouper *g, uint32_t a, uint32_t b)
 
 static group_key key_of(const trace *t, const analysis *a, const uint32_t *ev)
 {
-    group_key key = {a->kind, {engine_loc_id(t, ev[0]), engine_loc_id(t, ev[1]),
-                               a->n_located > 2 ? engine_loc_id(t, ev[2]) : 0}};
+    group_key key = {a->kind, {trace_loc_id(t, ev[0]), trace_loc_id(t, ev[1]),
+                               a->n_located > 2 ? trace_loc_id(t, ev[2]) : 0}};
     if (a->symmetric && key.loc[0] > key.loc[1]) {
         uint32_t x = key.loc[0];
         key.loc[0] = key.loc[1];
@@ -146,7 +146,7 @@ static uint32_t new_group(grouper *g, const group_key *key, const uint32_t *ev)
     gs->key = *key;
     if (analyses[key->kind]->symmetric) {
         char la[64], lb[64];
-        int a_is_lo = engine_loc_id(g->t, ev[0]) == key->loc[0];
+        int a_is_lo = trace_loc_id(g->t, ev[0]) == key->loc[0];
         int c = strcmp(event_location(g->t, ev[0], la, sizeof la),
                        event_location(g->t, ev[1], lb, sizeof lb));
         gs->lo_first = a_is_lo ? c <= 0 : c >= 0;
@@ -184,7 +184,7 @@ static void orient(const grouper *g, const group_state *gs, const analysis *a,
     memcpy(out, ev, sizeof(uint32_t) * a->n_shown); /* ev holds n_shown */
     if (!a->symmetric)
         return;
-    uint32_t la = engine_loc_id(g->t, ev[0]), lb = engine_loc_id(g->t, ev[1]);
+    uint32_t la = trace_loc_id(g->t, ev[0]), lb = trace_loc_id(g->t, ev[1]);
     uint32_t first_loc = gs->lo_first ? gs->key.loc[0] : gs->key.loc[1];
     int swap = la != lb ? la != first_loc : cmp_events(g, ev[0], ev[1]) > 0;
     if (swap) {
@@ -371,7 +371,7 @@ static int run_shortcuts(engine_run *run, hb_answer *qa, hb_answer *verdict)
 {
     query_list ql = {query_by_id, run, run->n_queries};
     shortcut_stats st = {0};
-    int consistent = shortcut_decide(run->t, run->m, run->m->handlers, &ql, qa, &st);
+    int consistent = shortcut_decide(run->t, run->m, &ql, qa, &st);
     report_summary *s = &run->r->summary;
     for (uint32_t c = 0; c < run->n && consistent != 0; c++) {
         verdict[c] = verdict_of(run, c, qa);
@@ -381,31 +381,38 @@ static int run_shortcuts(engine_run *run, hb_answer *qa, hb_answer *verdict)
     return consistent;
 }
 
-typedef struct slice_order {
-    const engine_run *run;
-    const uint32_t *unit;
-} slice_order;
-
 /* The prefix of Φ a candidate's queries need (encode_slice.c). */
-static uint32_t candidate_unit(const slice_order *so, uint32_t c)
+static uint32_t candidate_unit(const engine_run *run, const uint32_t *unit,
+                               uint32_t c)
 {
     uint32_t u = 0;
-    for (unsigned k = 0; k < engine_n_queries(so->run, c); k++) {
-        hb_query q = engine_query(so->run, c, k);
+    for (unsigned k = 0; k < engine_n_queries(run, c); k++) {
+        hb_query q = engine_query(run, c, k);
         for (uint32_t i = 0; i < q.n_events; i++)
-            if (so->unit[q.ev[i]] > u)
-                u = so->unit[q.ev[i]];
+            if (unit[q.ev[i]] > u)
+                u = unit[q.ev[i]];
     }
     return u;
 }
 
-static int by_slice(const void *x, const void *y, void *ctx)
+static int by_key(const void *x, const void *y)
 {
-    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-    uint32_t ua = candidate_unit(ctx, a), ub = candidate_unit(ctx, b);
-    if (ua != ub)
-        return ua < ub ? -1 : 1;
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
     return a < b ? -1 : a > b;
+}
+
+/* Sorts candidates c[0..n) by the prefix of Φ they need, then by id: each
+ * key (unit << 32 | id) is computed once, not at every comparison. */
+static void sort_by_slice(const engine_run *run, const uint32_t *unit,
+                          uint32_t *c, uint32_t n)
+{
+    uint64_t *key = xmalloc_array(n + 1, sizeof *key);
+    for (uint32_t i = 0; i < n; i++)
+        key[i] = (uint64_t)candidate_unit(run, unit, c[i]) << 32 | c[i];
+    qsort(key, n, sizeof *key, by_key);
+    for (uint32_t i = 0; i < n; i++)
+        c[i] = (uint32_t)key[i];
+    free(key);
 }
 
 /* Within a group: lowest rank first, then candidate order. */
@@ -477,8 +484,7 @@ static int ask_solver(engine_run *run, hb_answer *qa, hb_answer *verdict,
         qsort_r(order, n_grouped, sizeof *order, by_group, run->c);
     }
     uint32_t *slices = hb_model_slices(run->m);
-    slice_order so = {run, slices};
-    qsort_r(order + n_grouped, n - n_grouped, sizeof *order, by_slice, &so);
+    sort_by_slice(run, slices, order + n_grouped, n - n_grouped);
     uint32_t *unit_start = xmalloc_array(n + 2, sizeof *unit_start);
     uint8_t *stop = xmalloc(n + 1);
     uint32_t units = 0;

@@ -86,12 +86,6 @@ void *engine_state(const engine_run *run, race_kind kind);
 /* Counts an instance that holds without a query (handler races). */
 void engine_count(engine_run *run, race_kind kind, const uint32_t *ev);
 
-/* The location id of event e: its interned `loc`, or one of its own. */
-static inline uint32_t engine_loc_id(const trace *t, uint32_t e)
-{
-    return t->events[e].loc != STR_NONE ? t->events[e].loc : t->n_strings + e;
-}
-
 /* ---- shortcuts (engine_shortcut.c) ------------------------------------------ */
 
 /* Queries as a source: get(ctx, i) for i < n. */
@@ -110,12 +104,13 @@ typedef struct shortcut_stats {
  * above this many cells its queries go to Z3. */
 #define SHORTCUT_MAX_CELLS ((size_t)64 << 20)
 
-/* Exact answers without a solver: answers[i] becomes SAT, UNSAT, or
+/* Exact answers without a solver, in m's handler model: answers[i]
+ * becomes SAT, UNSAT, or
  * UNKNOWN where Z3 must decide.  Returns 1 if Φ is satisfiable (a witness
  * run was found), 0 if it is not (the unconditional edges form a cycle),
  * -1 if that is not known. */
-int shortcut_decide(const trace *t, const hb_model *m, handler_model hm,
-                    const query_list *q, hb_answer *answers,
+int shortcut_decide(const trace *t, const hb_model *m, const query_list *q,
+                    hb_answer *answers,
                     shortcut_stats *st);
 
 /* ---- the solver pool (engine_pool.c) ---------------------------------------- */

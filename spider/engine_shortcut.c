@@ -753,9 +753,8 @@ static void free_graph(graph *g)
     free(g->topo);
 }
 
-int shortcut_decide(const trace *t, const hb_model *m, handler_model hm,
-                    const query_list *q, hb_answer *answers,
-                    shortcut_stats *st)
+int shortcut_decide(const trace *t, const hb_model *m, const query_list *q,
+                    hb_answer *answers, shortcut_stats *st)
 {
     engine e = {.t = t, .m = m};
     e.dense = xmalloc(sizeof(uint32_t) * (t->n_events + 1));
@@ -765,7 +764,7 @@ int shortcut_decide(const trace *t, const hb_model *m, handler_model hm,
     e.chain = xmalloc(sizeof(uint32_t) * (e.n + 1));
     e.pos = xmalloc(sizeof(uint32_t) * (e.n + 1));
     number_nodes(&e);
-    build_chains(&e, hm);
+    build_chains(&e, m->handlers);
     build_graph(&e, &e.u, m->edges, m->n_edges);
     int consistent = -1; /* unknown */
     if (!e.u.acyclic) {

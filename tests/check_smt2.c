@@ -175,7 +175,7 @@ int main(int argc, char **argv)
     query_list ql = {query_at, q, n};
     shortcut_stats st = {0};
     size_t decided = 0;
-    if (shortcut_decide(t, m, hm, &ql, cut, &st) != 0) {
+    if (shortcut_decide(t, m, &ql, cut, &st) != 0) {
         for (size_t k = 0; k < got; k++) {
             if (cut[k] == ANSWER_UNKNOWN)
                 continue;

@@ -14,8 +14,8 @@
 
 #include "../prune/prune.h"
 
-/* Prunes `text` and compares the keep mask with `want` ("1101..."). */
-static void expect_kept(const char *text, handler_model hm, const char *want)
+/* The trace written in `text`; the test fails if it does not load. */
+static trace *load(const char *text)
 {
     trace_options o = {0};
     trace *t;
@@ -23,6 +23,13 @@ static void expect_kept(const char *text, handler_model hm, const char *want)
     if (trace_load_buffer("p.log", text, strlen(text), &o, &t, err,
                           sizeof err) != TRACE_OK)
         fail_msg("load: %s", err);
+    return t;
+}
+
+/* Prunes `text` and compares the keep mask with `want` ("1101..."). */
+static void expect_kept(const char *text, handler_model hm, const char *want)
+{
+    trace *t = load(text);
     prune_stats st;
     prune_options po = {0};
     hb_model *m = hb_model_build(t, NULL, hm);
@@ -70,12 +77,7 @@ static int same_clause(const hb_model *x, const hb_clause *cx,
 static void expect_constraints_kept(const char *text, handler_model hm,
                                     uint32_t want_dropped)
 {
-    trace_options o = {0};
-    trace *t;
-    char err[256];
-    if (trace_load_buffer("p.log", text, strlen(text), &o, &t, err,
-                          sizeof err) != TRACE_OK)
-        fail_msg("load: %s", err);
+    trace *t = load(text);
     prune_stats st;
     prune_options po = {0};
     hb_model *full = hb_model_build(t, NULL, hm);

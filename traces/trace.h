@@ -178,6 +178,14 @@ static inline int event_is_access(const event *e)
     return e->kind == EV_READ || e->kind == EV_WRITE;
 }
 
+/* An id for the location of event e, equal for events with the same
+ * `loc`: its interned `loc`, or (no `loc`) one of its own past every
+ * string id. */
+static inline uint32_t trace_loc_id(const trace *t, uint32_t e)
+{
+    return t->events[e].loc != STR_NONE ? t->events[e].loc : t->n_strings + e;
+}
+
 /* The location of an event as reported: its `loc`, or "thread#index".
  * Writes into buf and returns it. */
 const char *event_location(const trace *t, uint32_t ev, char *buf, size_t len);
