@@ -2,7 +2,7 @@
  * cyclon_trace.c — traces of the Cyclon peer-sampling protocol (thesis
  * §5.1.2), shaped like the Minha traces of Cyclon: one Falcon file per node.
  *
- *   cyclon-trace --nodes N --cycles C [--seed S] -o DIR
+ *   cyclon-trace --nodes N --cycles C [--seed S] [--correlated] -o DIR
  *
  * A discrete-event simulation.  Each node has a main thread that, once per
  * cycle, reads its view (selectPeersToShuffle) and sends a shuffle request
@@ -14,6 +14,13 @@
  * updated by a second shuffle while the first is in flight — the
  * atomicity violation of the thesis.  The generator counts those on
  * standard error.  The same seed gives the same bytes.
+ *
+ * --correlated: each node also keeps its view's size next to its view
+ * (variable CyclonActive.viewSize): every write of the view is followed by
+ * a write of the size, every read of the view by a read of the size, so
+ * that the two are correlated variables (SPEC §4, gap 1) and an update
+ * that overtakes a shuffle is a multi-variable atomicity violation.
+ * Without it the output is what it always was.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -67,6 +74,7 @@ typedef struct sim {
     uint64_t seq;
     uint32_t next_msg;
     long violations;
+    int correlated;        /* --correlated: viewSize next to view */
 } sim;
 
 static int step_less(const step *a, const step *b)
@@ -138,6 +146,20 @@ static void emit(sim *s, int n, int64_t time, const char *fmt, ...)
 #define MAIN "\"thread\":\"main@%s\""
 #define PASSIVE "\"thread\":\"CyclonPassive@%s\""
 #define VIEW "\"variable\":\"CyclonActive.view\""
+#define SIZE "\"variable\":\"CyclonActive.viewSize\""
+
+/* With --correlated, the access to the view's size that follows an access
+ * to the view (same thread, same time: it sorts right after it). */
+static void emit_size(sim *s, int n, int64_t t, const char *thread,
+                      const char *loc, int write)
+{
+    char a[32];
+    if (!s->correlated)
+        return;
+    addr(n, a, sizeof a);
+    emit(s, n, t, "{\"loc\":\"cyclon.CyclonActive.%s\",\"thread\":\"%s@%s\","
+         SIZE ",\"type\":\"%s\"", loc, thread, a, write ? "W" : "R");
+}
 
 static void send(sim *s, int from, int to, int64_t t, int on_passive,
                  int response)
@@ -164,6 +186,7 @@ static void main_cycle(sim *s, const step *st)
     int64_t t = st->time;
     emit(s, st->node, t, "{\"loc\":\"cyclon.CyclonActive.selectPeersToShuffle.249\","
          MAIN "," VIEW ",\"type\":\"R\"", a);
+    emit_size(s, st->node, t, "main", "selectPeersToShuffle.250", 0);
     int peer = (st->node + 1 + (int)below(&s->r, (uint32_t)s->n_nodes - 1)) %
                s->n_nodes;
     send(s, st->node, peer, t + 1, 0, 0);
@@ -190,14 +213,17 @@ static void arrive(sim *s, const step *st)
     if (st->response) {
         emit(s, st->node, t + 3, "{\"loc\":\"cyclon.CyclonActive.insertReceivedToView.198\","
              PASSIVE "," VIEW ",\"type\":\"W\"", a);
+        emit_size(s, st->node, t + 3, "CyclonPassive", "insertReceivedToView.199", 1);
         if (nd->in_flight && nd->overtaken)
             s->violations++;
         nd->in_flight = 0;
     } else {
         emit(s, st->node, t + 3, "{\"loc\":\"cyclon.CyclonActive.selectPeersToShuffle.249\","
              PASSIVE "," VIEW ",\"type\":\"R\"", a);
+        emit_size(s, st->node, t + 3, "CyclonPassive", "selectPeersToShuffle.250", 0);
         emit(s, st->node, t + 4, "{\"loc\":\"cyclon.CyclonActive.insertReceivedToView.198\","
              PASSIVE "," VIEW ",\"type\":\"W\"", a);
+        emit_size(s, st->node, t + 4, "CyclonPassive", "insertReceivedToView.199", 1);
         if (nd->in_flight)
             nd->overtaken = 1;
         send(s, st->node, st->from, t + 5, 1, 1);
@@ -224,6 +250,7 @@ static void start_nodes(sim *s)
         addr(n, a, sizeof a);
         emit(s, n, 0, "{\"loc\":\"cyclon.CyclonActive.initWithData.73\"," MAIN
              "," VIEW ",\"type\":\"W\"", a);
+        emit_size(s, n, 0, "main", "initWithData.74", 1);
         emit(s, n, 1, "{" MAIN ",\"type\":\"CREATE\",\"child\":"
              "\"CyclonPassive@%s\"", a, a);
         emit(s, n, 2, "{" PASSIVE ",\"type\":\"START\"", a);
@@ -273,9 +300,12 @@ int main(int argc, char **argv)
     long nodes = 0, cycles = 0;
     unsigned long long seed = 1;
     const char *dir = NULL;
+    int correlated = 0;
     for (int i = 1; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(argv[i], "--nodes") && v)
+        if (!strcmp(argv[i], "--correlated"))
+            correlated = 1;
+        else if (!strcmp(argv[i], "--nodes") && v)
             nodes = atol(v), i++;
         else if (!strcmp(argv[i], "--cycles") && v)
             cycles = atol(v), i++;
@@ -289,13 +319,15 @@ int main(int argc, char **argv)
         }
     }
     if (nodes < 2 || nodes > 60000 || cycles < 1 || cycles > 100000 || !dir) {
-        fputs("usage: cyclon-trace --nodes N --cycles C [--seed S] -o DIR\n"
-              "  N >= 2 nodes, C >= 1 shuffle cycles; writes DIR/nodeNNN.log\n",
+        fputs("usage: cyclon-trace --nodes N --cycles C [--seed S] [--correlated] -o DIR\n"
+              "  N >= 2 nodes, C >= 1 shuffle cycles; writes DIR/nodeNNN.log\n"
+              "  --correlated: each node also writes and reads its view's size\n"
+              "  (CyclonActive.viewSize) right after its view\n",
               stderr);
         return 2;
     }
     sim s = {.r = {seed * 0x9E3779B97F4A7C15ULL + 7}, .n_nodes = (int)nodes,
-             .cycles = (int)cycles};
+             .cycles = (int)cycles, .correlated = correlated};
     s.nodes = calloc((size_t)nodes, sizeof *s.nodes);
     start_nodes(&s);
     while (s.heap_n) {
