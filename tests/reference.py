@@ -7,12 +7,16 @@ reading spider's C sources, to find spider's bugs by differential testing.
 
 OPTIONS: --handlers=nested|floating (report only), --atomicity,
 --atomicity-patterns=RWR,WWR,..., --atomic-region=access|lock|handler,
--j N (compare: traces checked in parallel), --z3-only (ask z3 every
-candidate, even when Φ has no disjunction).  For `report` the TRACE
+--multi-variable, --correlated=FILE, --max-distance=D (default 5),
+--min-support=N (default 3), -j N (compare: traces checked in parallel),
+--z3-only (ask z3 every candidate, even when Φ has no disjunction).
+With --multi-variable the report has multi_variable_violations and
+summary.correlated_pairs (SPEC §4, §6).  For `report` the TRACE
 arguments together form one run; for `compare` each TRACE (a file or a
 directory) is one run.  `compare` runs ${SPIDER:-./bin/spider} -f json
 --no-timings in the modes default, --no-prune, --solver=z3 --no-prune (group
-sets) and --no-prune --all-instances (exact counts), for both handler models.
+sets) and --no-prune --all-instances (exact counts), for both handler models;
+with --multi-variable also --list-correlations (the correlated pairs).
 
 Φ is written as SMT-LIB2 (QF_IDL) and decided by one `z3 -in` process per
 trace and handler model, each query inside (push)/(pop).  Candidates that
@@ -74,6 +78,46 @@ Interpretation choices where SPEC.md is not explicit:
     pattern must be one of those of the reference's satisfiable instances
     of that group (a group may mix nodes or variables).  Inconsistent
     traces must make spider exit 2 in every mode.
+Multi-variable atomicity violations and correlated variables (SPEC §4;
+choices 12-19 are the lead's, where SPEC is silent):
+12. Mining uses the whole trace as loaded (pruning plays no part);
+    positions are 0-based positions in the thread's program order, all
+    events of the thread counted (input order: the reference has no
+    --order=timestamp).  "Accessed by at least two threads": threads of the
+    trace with an R or W to that (node, variable).
+13. Gaps: for pair {x, y} and each thread, the thread's accesses to x or y
+    in program order; every adjacent two of them on different variables
+    gives gap = pos(later) - pos(earlier).  All gaps of all threads of the
+    node form one list.
+14. Median of an even-length list: the mean of the two middle values.
+    MAD = median of |g - m| with that m.  Keep g when |g - m| < 2 * 1.4826
+    * MAD; when MAD == 0 keep g when g == m.  distance = mean of the kept
+    gaps, support = their number.  Correlated when support >= min-support
+    and distance <= max-distance.  No gaps: support 0, distance null (never
+    correlated).
+15. In correlated_pairs, `variables` is [X, Y] with X < Y byte-wise; the
+    list is sorted by (node, X, Y) byte-wise.
+16. --correlated=FILE: lines `NODE X Y` or `* X Y` (three tokens split on
+    blanks), blank lines and lines whose first non-blank character is `#`
+    ignored; anything else, or X == Y, is bad input (exit 2, message naming
+    FILE:LINE).  `*`: every node.  A given pair is used for a node only
+    when both variables have an R or W in that node; its distance/support
+    are computed as in 14 (support may be 0, distance null); source
+    "given", or "both" when mining also finds it correlated.
+17. A violation's x = var(a1), y = var(a2), `variables` = [x, y] (either
+    order of the pair occurs).  bx, by: in one thread other than a1's (any
+    context of it, both handler models).  `pattern` is "<T(a1)>x..<T(a2)>y
+    / <T(bx)>x,<T(by)>y" (T = R or W; bx first), e.g. "Rx..Wy / Wx,Ry".
+    The context of a1, a2 is as for atomicity (choice 8): accesses of a
+    nested handler are not in the enclosing context and do not separate
+    two accesses of it.  The second query is the literal negation
+    ¬(a1 < bx < a2 ∧ a1 < by < a2) (with strict Φ the same as its strict
+    version).
+18. One instance per (a1, a2, bx, by); exact counts compared in
+    --no-prune --all-instances mode.
+19. --list-correlations -f json prints {"correlated_pairs": [...]} (the
+    summary's shape) and exits 0; compare checks it and the summary's
+    list: node, variables, support, source exactly, distance to 1e-9.
 """
 import json
 import os
@@ -582,13 +626,114 @@ def v(e):
     return "e%d" % e.gid
 
 
+# ---------------------------------------------------------------- correlations
+
+MAD_SCALE = 1.4826
+BLANK = re.compile(r"[ \t\r\n\v\f]+")
+
+
+def bkey(x):
+    """Byte-wise (strcmp) order of a name."""
+    return x.encode("utf-8", "surrogateescape")
+
+
+def parse_correlated(path):
+    """[(node or None for *, x, y)] of a --correlated file, or raise
+    TraceError naming FILE:LINE."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as ex:
+        raise TraceError("%s: cannot read: %s" % (path, ex.strerror))
+    out = []
+    for n, line in enumerate(data.decode("utf-8", "surrogateescape").split("\n"), 1):
+        toks = [t for t in BLANK.split(line) if t]
+        if not toks or toks[0].startswith("#"):
+            continue
+        if len(toks) != 3:
+            raise TraceError("%s:%d: want NODE X Y or * X Y" % (path, n))
+        if toks[1] == toks[2]:
+            raise TraceError("%s:%d: a variable is not correlated with itself" % (path, n))
+        out.append((None if toks[0] == "*" else toks[0], toks[1], toks[2]))
+    return out
+
+
+def median(xs):
+    xs = sorted(xs)
+    k = len(xs)
+    return xs[k // 2] if k % 2 else (xs[k // 2 - 1] + xs[k // 2]) / 2
+
+
+def gap_stats(gaps):
+    """(distance or None, support) of a list of gaps (choice 14)."""
+    if not gaps:
+        return None, 0
+    m = median(gaps)
+    mad = median([abs(g - m) for g in gaps])
+    if mad == 0:
+        kept = [g for g in gaps if g == m]
+    else:
+        kept = [g for g in gaps if abs(g - m) < 2 * MAD_SCALE * mad]
+    if not kept:
+        return None, 0
+    return sum(kept) / len(kept), len(kept)
+
+
+def correlations(tr, given, max_distance, min_support):
+    """The correlated pairs of a trace: a list of dicts node, variables
+    [X, Y] (X < Y byte-wise), distance, support, source; sorted."""
+    threads_of = {}      # (node, var) -> set of threads
+    names = {}           # node -> set of variable names accessed
+    gaps = {}            # (node, X, Y) -> [gap]
+    for th, evs in tr.threads.items():
+        last = {}        # var name -> position of the thread's last access
+        for e in evs:
+            if e.type not in ("R", "W"):
+                continue
+            node, y = e.var
+            threads_of.setdefault(e.var, set()).add(th)
+            names.setdefault(node, set()).add(y)
+            ly = last.get(y, -1)
+            for x, lx in last.items():
+                if x != y and lx > ly:      # x is the previous access to x or y
+                    key = (node,) + ((x, y) if bkey(x) < bkey(y) else (y, x))
+                    gaps.setdefault(key, []).append(e.idx - lx)
+            last[y] = e.idx
+    pairs = {}
+    for key, gs in gaps.items():
+        node, x, y = key
+        if len(threads_of[(node, x)]) < 2 or len(threads_of[(node, y)]) < 2:
+            continue
+        d, sup = gap_stats(gs)
+        if d is not None and sup >= min_support and d <= max_distance:
+            pairs[key] = dict(node=node, variables=[x, y], distance=d, support=sup,
+                              source="mined")
+    for gnode, x, y in given:
+        if bkey(y) < bkey(x):
+            x, y = y, x
+        for node in ([gnode] if gnode is not None else list(names)):
+            if node not in names or x not in names[node] or y not in names[node]:
+                continue
+            key = (node, x, y)
+            if key in pairs:
+                if pairs[key]["source"] == "mined":
+                    pairs[key]["source"] = "both"
+                continue
+            d, sup = gap_stats(gaps.get(key, []))
+            pairs[key] = dict(node=node, variables=[x, y], distance=d, support=sup,
+                              source="given")
+    return [pairs[k] for k in sorted(pairs, key=lambda k: tuple(bkey(x) for x in k))]
+
+
 # ---------------------------------------------------------------- analysis
 
 def analyse(events, handlers="nested", atomicity=False, patterns=None, region="access",
-            z3_only=False):
+            z3_only=False, multi_variable=False, given=(), max_distance=5.0,
+            min_support=3):
     """The report as a dict of lists of groups; each group: locations,
     variable, node, count, pattern, and `alts`: the set of (variable, node,
-    pattern) of its instances."""
+    pattern) of its instances (for multi-variable groups the variable is the
+    pair (x, y)).  With multi_variable, also "correlated_pairs"."""
     tr = Trace(events)
     m = Model(tr, handlers)
     queries = []      # SMT formulas
@@ -665,10 +810,53 @@ def analyse(events, handlers="nested", atomicity=False, patterns=None, region="a
                         q1 = ask("(and (< %s %s) (< %s %s))" % (v(p), v(r), v(r), v(c)))
                         q2 = ask("(or (< %s %s) (< %s %s))" % (v(r), v(p), v(c), v(r)))
                         cands.append(("atomicity", (p, r, c, pat), (q1, q2)))
+    # multi-variable atomicity violations
+    pairs = []
+    if multi_variable:
+        pairs = correlations(tr, given, max_distance, min_support)
+        by_thread = {}   # (thread, (node, var)) -> accesses in program order
+        for e in tr.events:
+            if e.type in ("R", "W"):
+                by_thread.setdefault((e.thread, e.var), []).append(e)
+        for pr in pairs:
+            node = pr["node"]
+            vx, vy = (node, pr["variables"][0]), (node, pr["variables"][1])
+            both = sorted(acc.get(vx, []) + acc.get(vy, []), key=lambda e: e.gid)
+            ctxs = {}
+            for e in both:
+                ctxs.setdefault((e.thread, e.ctx.hid if e.ctx is not None else None), []).append(e)
+            others = sorted({e.thread for e in both})
+            for (th, hid), cl in ctxs.items():
+                for a1, a2 in zip(cl, cl[1:]):
+                    if a1.var == a2.var:
+                        continue
+                    for t2 in others:
+                        if t2 == th:
+                            continue
+                        for bx in by_thread.get((t2, a1.var), []):
+                            if a1.type == "R" and bx.type == "R":
+                                continue
+                            for by in by_thread.get((t2, a2.var), []):
+                                if a2.type == "R" and by.type == "R":
+                                    continue
+                                if (m.before(bx, a1) or m.before(a2, bx)
+                                        or m.before(by, a1) or m.before(a2, by)):
+                                    continue
+                                if (m.before(a1, bx) and m.before(bx, a2)
+                                        and m.before(a1, by) and m.before(by, a2)):
+                                    continue
+                                conj = "(and (< %s %s) (< %s %s) (< %s %s) (< %s %s))" % (
+                                    v(a1), v(bx), v(bx), v(a2), v(a1), v(by), v(by), v(a2))
+                                q1 = ask(conj)
+                                q2 = ask("(not %s)" % conj)
+                                pat = "%sx..%sy / %sx,%sy" % (a1.type, a2.type, bx.type, by.type)
+                                cands.append(("mv", (a1, a2, bx, by, pat), (q1, q2)))
     ans = m.solve(queries) + [True]   # ans[-1]: decided sat without z3
 
     groups = {"data_races": {}, "message_races": {}, "handler_races": {},
               "atomicity_violations": {}}
+    if multi_variable:
+        groups["multi_variable_violations"] = {}
 
     def add(kind, locs, inst, alt, extra):
         g = groups[kind].get(locs)
@@ -712,6 +900,15 @@ def analyse(events, handlers="nested", atomicity=False, patterns=None, region="a
                     locs = tuple(sorted((a.loc, b.loc)))
                     add("handler_races", locs, (min(a.gid, b.gid), max(a.gid, b.gid)),
                         (a.var[1], a.node, None), dict(variable=a.var[1], node=a.node))
+        elif kind == "mv":
+            q1, q2 = qi
+            if not (ans[q1] and ans[q2]):
+                continue
+            a1, a2, bx, by, pat = pl
+            xy = (a1.var[1], a2.var[1])
+            add("multi_variable_violations", (a1.loc, a2.loc, bx.loc, by.loc),
+                (a1.gid, a2.gid, bx.gid, by.gid), (xy, a1.node, pat),
+                dict(variables=list(xy), node=a1.node, pattern=pat))
         else:
             q1, q2 = qi
             if not (ans[q1] and ans[q2]):
@@ -728,12 +925,23 @@ def analyse(events, handlers="nested", atomicity=False, patterns=None, region="a
             del g["instances"]
             lst.append(g)
         out[kind] = lst
+    if multi_variable:
+        out["correlated_pairs"] = pairs
     return out
 
 
 def public(report):
-    return {k: [{x: y for x, y in g.items() if x != "alts"} for g in lst]
-            for k, lst in report.items()}
+    out = {}
+    for k, lst in report.items():
+        if k == "correlated_pairs":
+            out["summary"] = {"correlated_pairs": lst}
+        else:
+            out[k] = [{x: y for x, y in g.items() if x != "alts"} for g in lst]
+    return out
+
+
+def found(report):
+    return any(lst for k, lst in report.items() if k != "correlated_pairs")
 
 
 # ---------------------------------------------------------------- CLI
@@ -741,7 +949,8 @@ def public(report):
 def parse_opts(args, allow_handlers=True):
     o = dict(handlers="nested", atomicity=False, patterns=None, region="access",
              jobs=os.cpu_count() or 1,
-             z3_only=False)
+             z3_only=False, multi_variable=False, correlated=None,
+             max_distance=None, min_support=None)
     paths = []
     i = 0
     while i < len(args):
@@ -754,6 +963,24 @@ def parse_opts(args, allow_handlers=True):
             o["z3_only"] = True
         elif a == "--atomicity":
             o["atomicity"] = True
+        elif a == "--multi-variable":
+            o["multi_variable"] = True
+        elif a.startswith("--correlated="):
+            o["correlated"] = a.split("=", 1)[1]
+        elif a.startswith("--max-distance="):
+            try:
+                o["max_distance"] = a.split("=", 1)[1]
+                if not float(o["max_distance"]) >= 0:
+                    raise ValueError
+            except ValueError:
+                usage("bad --max-distance")
+        elif a.startswith("--min-support="):
+            try:
+                o["min_support"] = a.split("=", 1)[1]
+                if int(o["min_support"]) < 1:
+                    raise ValueError
+            except ValueError:
+                usage("bad --min-support")
         elif a.startswith("--atomicity-patterns="):
             ps = [x.strip().upper() for x in a.split("=", 1)[1].split(",") if x.strip()]
             if not ps or any(p not in ALL_PATTERNS for p in ps):
@@ -786,9 +1013,11 @@ def usage(msg):
 def run_reference(paths, o, handlers):
     """('ok', report) | ('inconsistent', None) | ('error', message)"""
     try:
+        given = parse_correlated(o["correlated"]) if o["correlated"] else []
         ev = load(paths)
         return "ok", analyse(ev, handlers, o["atomicity"], o["patterns"], o["region"],
-                               o["z3_only"])
+                               o["z3_only"], o["multi_variable"], given,
+                               float(o["max_distance"] or 5), int(o["min_support"] or 3))
     except TraceError as ex:
         return "error", str(ex)
     except Inconsistent:
@@ -806,7 +1035,7 @@ def cmd_report(args):
         sys.exit(2)
     json.dump(public(rep), sys.stdout, indent=1)
     sys.stdout.write("\n")
-    sys.exit(1 if any(rep.values()) else 0)
+    sys.exit(1 if found(rep) else 0)
 
 
 MODES = [("default", []), ("no-prune", ["--no-prune"]),
@@ -822,7 +1051,60 @@ def spider_flags(o):
             f.append("--atomicity-patterns=" + ",".join(o["patterns"]))
         if o["region"] != "access":
             f.append("--atomic-region=" + o["region"])
+    if o["multi_variable"]:
+        f.append("--multi-variable")
+    f += correlation_flags(o)
     return f
+
+
+def correlation_flags(o):
+    f = []
+    if o["correlated"]:
+        f.append("--correlated=" + o["correlated"])
+    if o["max_distance"] is not None:
+        f.append("--max-distance=" + o["max_distance"])
+    if o["min_support"] is not None:
+        f.append("--min-support=" + o["min_support"])
+    return f
+
+
+def pair_diffs(ref, sp, where):
+    """Differences between the reference's correlated pairs and spider's
+    list (node, variables, support, source exact; distance to 1e-9)."""
+    if not isinstance(sp, list):
+        return ["%s: no correlated_pairs list" % where]
+    out = []
+    key = lambda p: (norm(p.get("node")), tuple(norm(x) for x in p.get("variables", [])))
+    sk = [key(p) for p in sp]
+    if sk != sorted(sk, key=lambda k: (bkey(k[0] or ""),) + tuple(bkey(x or "") for x in k[1])):
+        out.append("%s: not sorted by (node, X, Y)" % where)
+    rd = {key(p): p for p in ref}
+    sd = {}
+    for p in sp:
+        if key(p) in sd:
+            out.append("%s: pair %s twice" % (where, key(p)))
+        sd[key(p)] = p
+    for k in sorted(set(rd) - set(sd), key=str):
+        out.append("%s: pair %s %s missing in spider (support %d, distance %s)"
+                   % (where, k, rd[k]["source"], rd[k]["support"], rd[k]["distance"]))
+    for k in sorted(set(sd) - set(rd), key=str):
+        out.append("%s: pair %s listed by spider only (%s)" % (where, k, json.dumps(sd[k])))
+    for k in sorted(set(rd) & set(sd), key=str):
+        r, s_ = rd[k], sd[k]
+        bad = []
+        if s_.get("support") != r["support"]:
+            bad.append("support %s, reference %d" % (s_.get("support"), r["support"]))
+        if s_.get("source") != r["source"]:
+            bad.append("source %s, reference %s" % (s_.get("source"), r["source"]))
+        d = s_.get("distance")
+        if r["distance"] is None:
+            if d is not None:
+                bad.append("distance %s, reference null" % d)
+        elif not isinstance(d, (int, float)) or isinstance(d, bool) or abs(d - r["distance"]) > 1e-9:
+            bad.append("distance %s, reference %r" % (d, r["distance"]))
+        if bad:
+            out.append("%s: pair %s: %s" % (where, k, "; ".join(bad)))
+    return out
 
 
 def norm(x):
@@ -836,6 +1118,38 @@ def compare_one(path, o):
     kinds = ["data_races", "message_races", "handler_races"]
     if o["atomicity"]:
         kinds.append("atomicity_violations")
+    if o["multi_variable"]:
+        kinds.append("multi_variable_violations")
+        checks += 1
+        tag = "not ok: %s --list-correlations: " % path
+        try:
+            given = parse_correlated(o["correlated"]) if o["correlated"] else []
+            st, ref = "ok", correlations(Trace(load([path])), given,
+                                         float(o["max_distance"] or 5), int(o["min_support"] or 3))
+        except TraceError as ex:
+            st, ref = "error", str(ex)
+        p = subprocess.run([spider, "-f", "json", "--no-timings", "-q", "--list-correlations"]
+                           + correlation_flags(o) + [path],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if st == "error":
+            if p.returncode != 2:
+                lines.append(tag + "reference: %s, spider exit %d" % (ref, p.returncode))
+            elif o["correlated"] and ref.startswith(o["correlated"] + ":") \
+                    and ref.split(":")[1] not in p.stderr:
+                lines.append(tag + "spider's message does not name the line: %s" % p.stderr.strip()[:200])
+        else:
+            try:
+                sp = json.loads(p.stdout)
+            except ValueError:
+                sp = None
+            if p.returncode != 0:
+                lines.append(tag + "spider exit %d: %s" % (p.returncode, p.stderr.strip()[:300]))
+            elif not isinstance(sp, dict):
+                lines.append(tag + "spider output is not a JSON object")
+            else:
+                d = pair_diffs(ref, sp.get("correlated_pairs"), "list")
+                if d:
+                    lines.append(tag + "; ".join(d))
     for model in ("nested", "floating"):
         st, ref = run_reference([path], o, model)
         for mode, flags in MODES:
@@ -872,8 +1186,11 @@ def compare_one(path, o):
                     diffs.append("%s %s reported by spider only" % (k, list(locs)))
                 for locs in sorted(set(rg) & set(sg)):
                     r, s = rg[locs], sg[locs]
-                    var = norm(s.get("variable")) if k != "message_races" else None
-                    pat = s.get("pattern") if k == "atomicity_violations" else None
+                    if k == "multi_variable_violations":
+                        var = tuple(norm(x) for x in s.get("variables", []))
+                    else:
+                        var = norm(s.get("variable")) if k != "message_races" else None
+                    pat = s.get("pattern") if k in ("atomicity_violations", "multi_variable_violations") else None
                     alt = (var, norm(s.get("node")), pat)
                     if alt not in r["alts"]:
                         diffs.append("%s %s: spider shows %s, reference has %s"
@@ -882,6 +1199,12 @@ def compare_one(path, o):
                         diffs.append("%s %s: count %s, reference %d" % (k, list(locs), s.get("count"), r["count"]))
             if sp.get("undecided"):
                 diffs.append("undecided groups")
+            if o["multi_variable"]:
+                diffs += pair_diffs(ref["correlated_pairs"],
+                                    (sp.get("summary") or {}).get("correlated_pairs"), "summary")
+            want = 1 if found(ref) else 0
+            if p.returncode != want:
+                diffs.append("exit %d, reference %d" % (p.returncode, want))
             if diffs:
                 lines.append(tag + "; ".join(diffs))
     return checks, lines
