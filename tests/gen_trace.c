@@ -3,8 +3,8 @@
  * (tests/t0040-invariance.sh, t0050-exact.sh, t0060-prune-contract.sh,
  * t0130-reference.sh).
  *
- *   gen-trace --seed S [--nodes N] [--steps K] [--plain] [--KNOB=PERCENT]...
- *             (-o DIR | --merged FILE)
+ *   gen-trace --seed S [--nodes N] [--steps K] [--pairs P] [--plain]
+ *             [--KNOB=PERCENT]... (-o DIR | --merged FILE)
  *
  * Simulates one real run of a small distributed program — threads that
  * fork, join, read and write shared variables, take locks, send UDP
@@ -28,6 +28,16 @@
  *
  * A line on stderr, "coverage: NAME=COUNT ...", says how often the trace
  * hit each feature (tests/differential.py sums them over a run).
+ *
+ * Correlated variables (SPEC §4, --multi-variable): each node has P pairs
+ * (xK, yK) that an access step touches together now and then (knob
+ * `correlated`), as code that keeps two fields consistent does: one, 0-2
+ * events, the other, in either order, each R or W, from any thread, in
+ * handlers too and sometimes under a lock taken for the pair.  Mining
+ * finds them, and two threads doing it give every one of Sun's patterns.
+ * For a big trace: --steps 12000 --pairs 16 gives about 100,000 events.
+ * A knob at 0 draws no random number for that feature (so --correlated=0
+ * gives the traces of the generator before the feature existed).
  */
 #include <stdarg.h>
 #include <stdint.h>
@@ -37,6 +47,7 @@
 #include <sys/stat.h>
 
 enum { MAX_NODES = 6, MAX_THREADS = 6, VARS = 3, LOCKS = 3, CONDS = 3,
+       MAX_PAIRS = 1000, DEFAULT_PAIRS = 2,
        QUIET_COND = CONDS - 1, /* waited on, never notified */
        MAX_DEPTH = 3, NOTIFYALL_WAKES = 3, RECENT = 3 };
 
@@ -113,7 +124,12 @@ enum { MAX_NODES = 6, MAX_THREADS = 6, VARS = 3, LOCKS = 3, CONDS = 3,
       "a step is a CONNECT, ACCEPT, CLOSE or SHUTDOWN; count")                 \
     X(LAYOUTS, "layouts", 50,                                                  \
       "a file is a JSON array, pretty-printed or glued `}{` instead of one\n"  \
-      "object a line; count: such files")
+      "object a line; count: such files")                                      \
+    X(CORRELATED, "correlated", 12,                                            \
+      "an access step touches a correlated pair (xK, yK) of its node (of\n"   \
+      "--pairs): one, 0-2 events (LOG or an access), the other, in either\n"  \
+      "order, each R or W, sometimes under a lock taken for the pair;\n"      \
+      "count: such steps")
 
 #define ENUM(id, name, def, help) F_##id,
 enum { FEATURES(ENUM) N_FEATURES };
@@ -213,6 +229,7 @@ typedef struct sim {
     rng r, layout_r;
     int knob[N_FEATURES];
     long hit[N_FEATURES];
+    int pairs;                 /* correlated pairs per node (--pairs) */
     int n_nodes;
     node_sim node[MAX_NODES];
     out_file files[MAX_NODES];
@@ -362,11 +379,54 @@ static const char *name(sim *s, int node, int kind, int k)
 
 /* ---- events ---------------------------------------------------------------- */
 
+static void emit_lock(sim *s, int n, int t, int k);
+static void emit_unlock(sim *s, int n, int t, int k);
+
+/* Both variables of a correlated pair, close together: one, 0-2 events,
+ * the other.  Now and then under a free lock the thread takes for it. */
+static void correlated_access(sim *s, int n, int t)
+{
+    node_sim *nd = &s->node[n];
+    thread_sim *th = &nd->th[t];
+    HIT(s, CORRELATED);
+    int k = (int)below(&s->r, (uint32_t)s->pairs);
+    int y_first = chance(&s->r, 35);
+    int lock = -1;
+    if (chance(&s->r, 25)) {
+        int n_held = 0;
+        for (int l = 0; l < LOCKS; l++)
+            n_held += th->held[l] > 0;
+        int l = (int)below(&s->r, LOCKS);
+        if (!n_held && nd->lock_owner[l] == -1) {
+            lock = l;
+            emit_lock(s, n, t, l);
+        }
+    }
+    for (int i = 0; i < 2; i++) {
+        if (i == 1)
+            for (int gap = (int)below(&s->r, 3); gap--;) {
+                if (chance(&s->r, 60))
+                    emit(s, n, t, LOG, "%s", "");
+                else
+                    emit(s, n, t, chance(&s->r, 50) ? W : R, ",\"variable\":\"%s\"",
+                         name(s, n, NAME_VAR, (int)below(&s->r, VARS)));
+            }
+        emit(s, n, t, chance(&s->r, 50) ? W : R, ",\"variable\":\"%c%d\"",
+             (i == 0) != y_first ? 'x' : 'y', k);
+    }
+    if (lock >= 0)
+        emit_unlock(s, n, t, lock);
+}
+
 /* An access, or (a loop) one of the thread's last accesses again: the same
- * type, variable and loc. */
+ * type, variable and loc; or (knob correlated) a correlated pair. */
 static void access(sim *s, int n, int t)
 {
     thread_sim *th = &s->node[n].th[t];
+    if (s->knob[F_CORRELATED] && KNOB(s, CORRELATED)) {
+        correlated_access(s, n, t);
+        return;
+    }
     if (th->n_recent && KNOB(s, REPEATS)) {
         HIT(s, REPEATS);
         struct recent *r = &th->recent[below(&s->r, (uint32_t)th->n_recent)];
@@ -910,16 +970,18 @@ static void run(sim *s, int steps)
 
 static void usage(FILE *f)
 {
-    fputs("usage: gen-trace --seed S [--nodes 1-6] [--steps K] [--plain] "
-          "[--KNOB=PERCENT]...\n"
-          "                 (-o DIR | --merged FILE)\n"
+    fputs("usage: gen-trace --seed S [--nodes 1-6] [--steps K] [--pairs P] [--plain]\n"
+          "                 [--KNOB=PERCENT]... (-o DIR | --merged FILE)\n"
           "Writes the trace of one simulated run: -o one file per node\n"
           "(DIR/nodeN.log), --merged one file in global order.  The same\n"
           "arguments give the same bytes.  Prints \"coverage: NAME=COUNT ...\"\n"
           "on stderr: how often the trace hit each feature below.\n\n"
           "  --seed S        random seed (default 1)\n"
           "  --nodes N       nodes, 1 to 6 (default 3)\n"
-          "  --steps K       steps of the nodes' main threads (default 60)\n"
+          "  --steps K       steps of the nodes' main threads (default 60;\n"
+          "                  --steps 12000 makes about 100,000 events)\n"
+          "  --pairs P       correlated variable pairs (xK, yK) per node, 1 to\n"
+          "                  1000 (default 2; knob --correlated)\n"
           "  --plain         set every knob to 0 (later knobs still apply)\n\n"
           "Knobs, each a percentage (0 turns the feature off; default in "
           "brackets):\n", f);
@@ -938,6 +1000,7 @@ int main(int argc, char **argv)
     const char *dir = NULL, *merged = NULL;
     static sim s;
     memcpy(s.knob, feature_default, sizeof s.knob);
+    s.pairs = DEFAULT_PAIRS;
     for (int i = 1; i < argc; i++) {
         char opt[64];
         const char *arg = argv[i], *val = NULL, *eq = strchr(arg, '=');
@@ -980,6 +1043,8 @@ int main(int argc, char **argv)
             nodes = atoi(val);
         else if (!strcmp(arg, "--steps"))
             steps = atoi(val);
+        else if (!strcmp(arg, "--pairs"))
+            s.pairs = atoi(val);
         else if (!strcmp(arg, "-o"))
             dir = val;
         else if (!strcmp(arg, "--merged"))
@@ -990,7 +1055,8 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if ((!dir && !merged) || nodes < 1 || nodes > MAX_NODES || steps < 1) {
+    if ((!dir && !merged) || nodes < 1 || nodes > MAX_NODES || steps < 1 ||
+        s.pairs < 1 || s.pairs > MAX_PAIRS) {
         usage(stderr);
         return 2;
     }
