@@ -152,6 +152,8 @@ typedef struct trace_options {
     trace_order order;
     int lenient;           /* skip bad events with a warning */
     FILE *warnings;        /* where warnings go; NULL = count them only */
+    uint64_t *bytes_read;  /* progress (spider/progress.h): bytes read so
+                              far, stored atomically as they come; or NULL */
 } trace_options;
 
 /* Reads `paths` (files, or directories whose regular files are read in

@@ -749,6 +749,8 @@ static int load_file(load_state *ls, const char *path)
     size_t n;
     while ((n = fread(buf + len, 1, cap - len, f)) > 0) {
         len += n;
+        if (ls->opts->bytes_read) /* another thread shows it */
+            __atomic_fetch_add(ls->opts->bytes_read, n, __ATOMIC_RELAXED);
         if (len == cap) {
             if (cap > SIZE_MAX / 2)
                 alloc_fail(SIZE_MAX, "a trace file");
