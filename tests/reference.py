@@ -1135,7 +1135,7 @@ def compare_one(path, o):
             if p.returncode != 2:
                 lines.append(tag + "reference: %s, spider exit %d" % (ref, p.returncode))
             elif o["correlated"] and ref.startswith(o["correlated"] + ":") \
-                    and ref.split(":")[1] not in p.stderr:
+                    and ref[:ref.index(":", len(o["correlated"]) + 1)] not in p.stderr:
                 lines.append(tag + "spider's message does not name the line: %s" % p.stderr.strip()[:200])
         else:
             try:

@@ -3,9 +3,13 @@
 # SMT-LIB2 text it writes itself) and compares, for both handler models,
 # spider's default analysis, --no-prune and --solver=z3 --no-prune (the
 # same groups) and --no-prune --all-instances (the same counts) with it —
-# with and without --atomicity — on the bundled and shared traces, the
-# fixtures, and 60 fresh random traces of bin/gen-trace (seeds no other
-# test uses; every SPEC feature on by default, open locks included).
+# with and without --atomicity, and with --multi-variable (the groups, the
+# correlated pairs of the summary and of --list-correlations, mined and
+# given by a --correlated file, the exit status) — on the bundled and
+# shared traces, the fixtures, and 60 fresh random traces of bin/gen-trace
+# (seeds no other test uses; every SPEC feature on by default, open locks
+# included), plus for --multi-variable 24 random traces rich in correlated
+# pairs (gen-trace --correlated=60) and a Cyclon trace with --correlated.
 . tests/lib.sh
 command -v z3 >/dev/null || { echo "skip: the z3 command is missing (make deps installs it)"; exit 77; }
 SEEDS=${SEEDS:-60}
@@ -34,4 +38,36 @@ for region in lock handler; do
         || { not_ok "spider differs from the reference (--atomic-region=$region)"; grep -v '^ok' "$TMP/$region.out" | head -20; }
     tail -n 1 "$TMP/$region.out"
 done
+
+# --multi-variable (SPEC §4): the same traces, then traces rich in
+# correlated pairs: mined pairs only, a --correlated file (pairs for every
+# node and for one node, pairs mining also finds, a pair twice, pairs of
+# variables a node lacks), other thresholds, and a bad file.
+MV=
+seed=1
+while [ $seed -le 24 ]; do
+    ./bin/gen-trace --seed $((9500 + seed)) --nodes $((1 + seed % 3)) --steps $((25 + seed % 25)) \
+        --correlated=60 --pairs $((1 + seed % 3)) -o "$TMP/c$seed" 2>/dev/null
+    MV="$MV $TMP/c$seed"
+    seed=$((seed + 1))
+done
+./bin/cyclon-trace --nodes 3 --cycles 4 --correlated -o "$TMP/cyclon" 2>/dev/null
+MV="$MV $TMP/cyclon"
+python3 tests/reference.py compare -j 2 --multi-variable "$@" $MV >"$TMP/mv.out" 2>&1 && ok \
+    || { not_ok "spider differs from the reference (--multi-variable)"; grep -v '^ok' "$TMP/mv.out" | head -20; }
+tail -n 1 "$TMP/mv.out"
+printf '%s\n' '# pairs the user knows of' '* v0 v1' '10.0.0.1	y1   x1' '* x0 v2.n1' \
+    '10.0.0.2 CyclonActive.view CyclonActive.lock' '* CyclonActive.viewSize CyclonActive.view' \
+    '   # the same pair again, and one of no variable of the trace' '* v1 v0' '* nosuch other' \
+    >"$TMP/pairs"
+python3 tests/reference.py compare -j 2 --multi-variable --correlated="$TMP/pairs" $MV >"$TMP/mvc.out" 2>&1 && ok \
+    || { not_ok "spider differs from the reference (--multi-variable --correlated)"; grep -v '^ok' "$TMP/mvc.out" | head -20; }
+tail -n 1 "$TMP/mvc.out"
+python3 tests/reference.py compare -j 2 --multi-variable --correlated="$TMP/pairs" --min-support=2 \
+    --max-distance=2.5 $MV >"$TMP/mvt.out" 2>&1 && ok \
+    || { not_ok "spider differs from the reference (--multi-variable, other thresholds)"; grep -v '^ok' "$TMP/mvt.out" | head -20; }
+tail -n 1 "$TMP/mvt.out"
+printf '* v0 v1\n\n10.0.0.1 x0\n' >"$TMP/bad-pairs"
+python3 tests/reference.py compare --multi-variable --correlated="$TMP/bad-pairs" "$TMP/c1" "$TMP/c2" >"$TMP/mvb.out" 2>&1 && ok \
+    || { not_ok "a bad --correlated file"; grep -v '^ok' "$TMP/mvb.out" | head -5; }
 finish
