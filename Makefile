@@ -1,7 +1,12 @@
-# spider — see README.md.  `make` builds bin/spider; `make demo` and
-# `make check` install what they need first.
+# spider — see README.md.  `make` builds bin/spider and never installs a
+# package: when one is missing it stops and names `make deps`, which
+# installs them (`make demo` and `make check` call it first).
 #
 #   make            bin/spider and the tools (bin/cyclon-trace, bin/gen-trace, bin/check-smt2)
+#   make deps       install what the build, the tests and the demo need
+#                   (scripts/install-deps: apt-get, and npm into .deps/)
+#   make install    bin/spider, spider.1 and the docs under DESTDIR/PREFIX
+#                   (PREFIX=/usr/local by default); make uninstall removes them
 #   make demo       analyse the bundled TaxDC traces and the atomicity example
 #   make check      every test, then the suite again under AddressSanitizer and
 #                   UndefinedBehaviorSanitizer, and valgrind on a few traces
@@ -10,7 +15,18 @@
 CC ?= cc
 CFLAGS ?= -O2 -g
 override CFLAGS += -std=gnu11 -Wall -Wextra -pthread -D_GNU_SOURCE
-LDLIBS = -lz3 -lcjson -lm -lpthread
+# compiler and linker flags of the libraries, from pkg-config
+PKGS = z3 libcjson
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+CJSON_LIBS := $(shell pkg-config --libs libcjson 2>/dev/null)
+CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
+LDLIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -lpthread
+# objects depend on the headers they include (build/**/*.d)
+DEPFLAGS = -MMD -MP
+PREFIX ?= /usr/local
+BINDIR = $(PREFIX)/bin
+MANDIR = $(PREFIX)/share/man/man1
+DOCDIR = $(PREFIX)/share/doc/spider
 OBJ ?= build
 
 LIB_SRC = traces/alloc.c traces/trace_load.c traces/trace_intern.c traces/trace_derive.c \
@@ -18,10 +34,14 @@ LIB_SRC = traces/alloc.c traces/trace_load.c traces/trace_intern.c traces/trace_
           encode/encode.c encode/encode_z3.c encode/encode_smt2.c encode/encode_slice.c encode/encode_query.c \
           spider/engine.c spider/engine_shortcut.c spider/engine_pool.c \
           spider/analysis_data.c spider/analysis_message.c spider/analysis_atomicity.c \
+          spider/analysis_multivar.c spider/correlation.c \
           spider/report.c \
-          spider/report_text.c spider/report_json.c
+          spider/report_text.c spider/report_json.c spider/report_sarif.c \
+          spider/kinds.c spider/filter.c spider/suppress.c spider/baseline.c \
+          spider/select.c spider/progress.c
 HEADERS = traces/alloc.h traces/trace.h traces/trace_internal.h encode/encode.h prune/prune.h \
-          spider/spider.h spider/engine.h
+          spider/spider.h spider/engine.h spider/correlation.h \
+          spider/filter.h spider/suppress.h spider/baseline.h spider/select.h spider/progress.h
 LIB_OBJ = $(LIB_SRC:%.c=$(OBJ)/%.o)
 
 BINS = bin/spider bin/cyclon-trace bin/json-baseline bin/gen-trace bin/check-smt2
@@ -30,17 +50,36 @@ SAN_FLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
             -fno-sanitize-recover=undefined
 FUZZ_SECONDS ?= 600
 
-.PHONY: all deps demo check check-sanitized check-valgrind bench fuzz clean
+.PHONY: all deps check-deps demo check check-sanitized check-valgrind bench \
+        fuzz clean install uninstall
 # keep object files of pattern rules (no "rm" after a build)
-.SECONDARY:
-all: deps $(BINS)
+.PRECIOUS: $(OBJ)/%.o
+all: $(BINS)
 
 deps:
 	@./scripts/install-deps
 
-$(OBJ)/%.o: %.c $(HEADERS) | deps
+# a plain build only checks, and names `make deps` when something is missing
+check-deps:
+	@./scripts/install-deps --check
+
+# objects wait for `make deps` when the goals include it, else for the check
+DEPS_STEP = $(if $(filter deps demo check check-sanitized bench fuzz,$(MAKECMDGOALS)),deps,check-deps)
+
+# An object without its .d (never built with -MMD) is rebuilt: the empty
+# rule makes a missing .d count as changed.
+$(OBJ)/%.o: %.c $(OBJ)/%.d | $(DEPS_STEP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c -o $@ $<
+	$(CC) $(PKG_CFLAGS) $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
+
+$(OBJ)/%.d: ;
+# named, so that a missing one is not an intermediate file to ignore
+DEP_FILES = $(patsubst %.c,$(OBJ)/%.d,$(LIB_SRC) spider/main.c \
+            benchmarks/cyclon_trace.c benchmarks/json_baseline.c \
+            tests/gen_trace.c tests/check_smt2.c tests/test_trace.c tests/test_prune.c)
+$(DEP_FILES):
+
+-include $(shell find $(OBJ) -name '*.d' 2>/dev/null)
 
 $(OBJ)/libspider.a: $(LIB_OBJ)
 	$(AR) rcs $@ $^
@@ -55,7 +94,7 @@ bin/cyclon-trace: $(OBJ)/benchmarks/cyclon_trace.o
 
 bin/json-baseline: $(OBJ)/benchmarks/json_baseline.o
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ -lcjson
+	$(CC) $(CFLAGS) -o $@ $^ $(CJSON_LIBS)
 
 bin/gen-trace: $(OBJ)/tests/gen_trace.o
 	@mkdir -p $(dir $@)
@@ -67,9 +106,10 @@ bin/check-smt2: $(OBJ)/tests/check_smt2.o $(OBJ)/libspider.a
 
 tests/bin/%: $(OBJ)/tests/%.o $(OBJ)/libspider.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ -lcmocka $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LDLIBS)
 
-demo: all
+demo: deps
+	@$(MAKE) --no-print-directory all
 	@echo "== spider on the bundled TaxDC micro-benchmarks (benchmarks/taxdc/) =="
 	@for d in benchmarks/taxdc/*/; do \
 	    echo; echo "### $$d"; ./bin/spider "$$d"; \
@@ -79,7 +119,8 @@ demo: all
 	@./bin/spider --atomicity benchmarks/atomicity/hbase-region; \
 	    s=$$?; [ $$s -le 1 ]
 
-check: all $(TEST_BINS)
+check: deps
+	@$(MAKE) --no-print-directory all $(TEST_BINS)
 	@./tests/run-all
 	@$(MAKE) --no-print-directory check-sanitized
 	@$(MAKE) --no-print-directory check-valgrind
@@ -102,7 +143,7 @@ bin-san/spider: $(OBJ)/spider/main.o $(OBJ)/libspider.a
 
 bin-san/test_%: $(OBJ)/tests/test_%.o $(OBJ)/libspider.a
 	@mkdir -p bin-san
-	$(CC) $(CFLAGS) -o $@ $^ -lcmocka $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LDLIBS)
 
 check-valgrind: all
 	@echo "== valgrind memcheck on a few traces =="
@@ -120,6 +161,16 @@ fuzz: deps
 	./bin/fuzz-load -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
 	    -artifact_prefix=tests/fuzz-corpus/crash- \
 	    build-fuzz tests/fuzz-corpus tests/bad benchmarks/taxdc/m5358
+
+install: bin/spider
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(DOCDIR)
+	install -m 755 bin/spider $(DESTDIR)$(BINDIR)/spider
+	install -m 644 spider.1 $(DESTDIR)$(MANDIR)/spider.1
+	install -m 644 README.md docs/*.md $(DESTDIR)$(DOCDIR)/
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/spider $(DESTDIR)$(MANDIR)/spider.1
+	rm -rf $(DESTDIR)$(DOCDIR)
 
 clean:
 	rm -rf bin bin-san build build-san build-fuzz tests/bin tests/tmp

@@ -150,6 +150,15 @@ hb_query hb_query_between(uint32_t p, uint32_t r, uint32_t c);
 /* Φ ∧ (O(r) < O(p) ∨ O(c) < O(r)): r need not fall between p and c. */
 hb_query hb_query_outside(uint32_t p, uint32_t r, uint32_t c);
 
+/* Φ ∧ O(a1) < O(bx) < O(a2) ∧ O(a1) < O(by) < O(a2): both can fall
+ * between a1 and a2 (a multi-variable atomicity violation). */
+hb_query hb_query_both_between(uint32_t a1, uint32_t a2, uint32_t bx,
+                               uint32_t by);
+/* Φ ∧ ¬(the above): O(bx) <= O(a1) ∨ O(a2) <= O(bx) ∨ O(by) <= O(a1) ∨
+ * O(a2) <= O(by). */
+hb_query hb_query_not_both_between(uint32_t a1, uint32_t a2, uint32_t bx,
+                                   uint32_t by);
+
 /* Writes the query as "(assert ...)" in SMT-LIB2 over constants eN. */
 void hb_query_write_smt2(const hb_query *q, FILE *out);
 

@@ -33,6 +33,23 @@ hb_query hb_query_outside(uint32_t p, uint32_t r, uint32_t c)
                       .atoms = {atom(ATOM_LESS, 1, 0), atom(ATOM_LESS, 2, 1)}};
 }
 
+hb_query hb_query_both_between(uint32_t a1, uint32_t a2, uint32_t bx,
+                               uint32_t by)
+{
+    return (hb_query){.ev = {a1, a2, bx, by}, .n_events = 4, .n_atoms = 4,
+                      .atoms = {atom(ATOM_LESS, 0, 2), atom(ATOM_LESS, 2, 1),
+                                atom(ATOM_LESS, 0, 3), atom(ATOM_LESS, 3, 1)}};
+}
+
+hb_query hb_query_not_both_between(uint32_t a1, uint32_t a2, uint32_t bx,
+                                   uint32_t by)
+{
+    return (hb_query){.ev = {a1, a2, bx, by}, .n_events = 4, .n_atoms = 4,
+                      .any = 1,
+                      .atoms = {atom(ATOM_LESS_EQ, 2, 0), atom(ATOM_LESS_EQ, 1, 2),
+                                atom(ATOM_LESS_EQ, 3, 0), atom(ATOM_LESS_EQ, 1, 3)}};
+}
+
 void hb_query_write_smt2(const hb_query *q, FILE *out)
 {
     static const char *const ops[] = {"<", "<=", "="};

@@ -19,22 +19,6 @@
 #include "../traces/alloc.h"
 
 
-/* Accesses by variable, then context (thread, innermost handler), then
- * program order: consecutive accesses of a context are neighbours. */
-static int by_context(const void *x, const void *y, void *ctx)
-{
-    const trace *t = ctx;
-    const event *a = &t->events[*(const uint32_t *)x];
-    const event *b = &t->events[*(const uint32_t *)y];
-    if (a->object != b->object)
-        return a->object < b->object ? -1 : 1;
-    if (a->thread != b->thread)
-        return a->thread < b->thread ? -1 : 1;
-    if (a->handler != b->handler)
-        return a->handler < b->handler ? -1 : 1;
-    return a->pos < b->pos ? -1 : a->pos > b->pos;
-}
-
 /* section_end[e] for every event: the largest end (position of the
  * UNLOCK, or UINT32_MAX for a lock never released) of the sections of its
  * thread that started before it.  p and c (p first) lie in one section
@@ -120,7 +104,7 @@ static void generate(engine_run *run)
 {
     const trace *t = engine_trace(run);
     uint32_t n;
-    uint32_t *acc = engine_accesses(run, by_context, &n);
+    uint32_t *acc = engine_accesses(run, engine_by_context, &n);
     uint32_t *section_end = section_ends(t);
     for (uint32_t i = 0, j; i < n; i = j) {
         for (j = i; j < n && t->events[acc[j]].object == t->events[acc[i]].object;)
@@ -137,9 +121,18 @@ static hb_query query(const candidate *c, unsigned k)
                   : hb_query_outside(c->ev[0], c->ev[1], c->ev[2]);
 }
 
+/* The pattern: the types of p, r and c. */
+static void describe(const trace *t, const uint32_t *inst, race_group *g)
+{
+    for (uint32_t i = 0; i < 3; i++)
+        g->pattern[i] = t->events[inst[i]].kind == EV_WRITE ? 'W' : 'R';
+    g->pattern[3] = '\0';
+}
+
 const analysis analysis_atomicity = {
     .kind = RACE_ATOMICITY, .title = "Atomicity violations",
     .json_key = "atomicity_violations",
     .n_queries = 2, .n_located = 3, .n_shown = 3, .ranked = 1, .symmetric = 0,
     .enabled = enabled, .generate = generate, .query = query,
+    .describe = describe,
 };

@@ -8,6 +8,7 @@
 #include "../traces/alloc.h"
 
 #include <assert.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <time.h>
 #include <uthash.h>
@@ -19,13 +20,14 @@ static const analysis *const analyses[RACE_KINDS] = {
     [RACE_MESSAGE] = &analysis_message,
     [RACE_HANDLER] = &analysis_handler,
     [RACE_ATOMICITY] = &analysis_atomicity,
+    [RACE_MULTIVAR] = &analysis_multivar,
 };
 
 /* ---- groups ------------------------------------------------------------------ */
 
 /* A group while instances are counted: location ids, not yet strings. */
 typedef struct group_key {
-    uint32_t kind, loc[3];   /* symmetric kinds: loc[0] <= loc[1] */
+    uint32_t kind, loc[GROUP_EVENTS]; /* symmetric kinds: loc[0] <= loc[1] */
 } group_key;
 
 typedef struct group_entry {
@@ -123,7 +125,8 @@ static int cmp_events(const grouper *g, uint32_t a, uint32_t b)
 static group_key key_of(const trace *t, const analysis *a, const uint32_t *ev)
 {
     group_key key = {a->kind, {trace_loc_id(t, ev[0]), trace_loc_id(t, ev[1]),
-                               a->n_located > 2 ? trace_loc_id(t, ev[2]) : 0}};
+                               a->n_located > 2 ? trace_loc_id(t, ev[2]) : 0,
+                               a->n_located > 3 ? trace_loc_id(t, ev[3]) : 0}};
     if (a->symmetric && key.loc[0] > key.loc[1]) {
         uint32_t x = key.loc[0];
         key.loc[0] = key.loc[1];
@@ -135,7 +138,8 @@ static group_key key_of(const trace *t, const analysis *a, const uint32_t *ev)
 static int same_key(const group_key *x, const group_key *y)
 {
     return x->kind == y->kind && x->loc[0] == y->loc[0] &&
-           x->loc[1] == y->loc[1] && x->loc[2] == y->loc[2];
+           x->loc[1] == y->loc[1] && x->loc[2] == y->loc[2] &&
+           x->loc[3] == y->loc[3];
 }
 
 static uint32_t new_group(grouper *g, const group_key *key, const uint32_t *ev)
@@ -164,7 +168,8 @@ static uint32_t group_of(grouper *g, const analysis *a, const uint32_t *ev)
 {
     group_key key = key_of(g->t, a, ev);
     uint32_t slot = (key.loc[0] * 2654435761u ^ key.loc[1] * 40503u ^
-                     key.loc[2] * 97u ^ key.kind) % GROUP_CACHE;
+                     key.loc[2] * 97u ^ key.loc[3] * 7919u ^ key.kind) %
+                    GROUP_CACHE;
     if (same_key(&g->cache[slot].key, &key))
         return g->cache[slot].index;
     group_entry *found;
@@ -224,6 +229,81 @@ static void offer_instance(grouper *g, uint32_t gi, const uint32_t *ev,
 }
 
 /* ---- the run, for analyses ------------------------------------------------------ */
+
+int engine_context_cmp(const trace *t, uint32_t x, uint32_t y)
+{
+    const event *a = &t->events[x], *b = &t->events[y];
+    if (a->thread != b->thread)
+        return a->thread < b->thread ? -1 : 1;
+    if (a->handler != b->handler)
+        return a->handler < b->handler ? -1 : 1;
+    return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+int engine_by_context(const void *x, const void *y, void *ctx)
+{
+    const trace *t = ctx;
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    if (t->events[a].object != t->events[b].object)
+        return t->events[a].object < t->events[b].object ? -1 : 1;
+    return engine_context_cmp(t, a, b);
+}
+
+int engine_cmp_u64(const void *x, const void *y)
+{
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+void engine_count_unsat(engine_run *run, race_kind kind, uint64_t n)
+{
+    run->r->summary.candidates[kind] += n;
+    run->r->summary.by_shortcut_unsat += n;
+}
+
+uint32_t engine_group(engine_run *run, race_kind kind, const uint32_t *ev)
+{
+    return group_of(run->g, analyses[kind], ev);
+}
+
+/* Unless every instance is wanted, a candidate of a group that already
+ * holds at a rank no higher than its own need not be decided (the rule
+ * of pick_for_solver). */
+static int may_skip(const analysis_options *o)
+{
+    return o->solver == SOLVER_AUTO && !o->all_instances;
+}
+
+int engine_group_settled(const engine_run *run, uint32_t group, uint32_t rank)
+{
+    const group_state *gs = &run->g->g[group];
+    return may_skip(run->o) && gs->count && gs->instance_holds &&
+           gs->inst_rank <= rank;
+}
+
+void engine_record(engine_run *run, race_kind kind, uint32_t group,
+                   const uint32_t *ev, uint32_t rank, hb_answer verdict)
+{
+    report_summary *s = &run->r->summary;
+    assert(verdict == ANSWER_SAT || verdict == ANSWER_UNSAT);
+    s->candidates[kind]++;
+    if (verdict == ANSWER_UNSAT) {
+        s->by_shortcut_unsat++;
+        return;
+    }
+    s->by_shortcut_sat++;
+    s->instances[kind]++;
+    offer_instance(run->g, group, ev, rank, 1);
+    run->g->g[group].count++;
+}
+
+void engine_record_unchecked(engine_run *run, race_kind kind, uint32_t group,
+                             uint64_t n)
+{
+    run->r->summary.candidates[kind] += n;
+    run->r->summary.not_asked += n;
+    run->g->g[group].unchecked += n;
+}
 
 const trace *engine_trace(const engine_run *run) { return run->t; }
 const hb_model *engine_model(const engine_run *run) { return run->m; }
@@ -395,12 +475,6 @@ static uint32_t candidate_unit(const engine_run *run, const uint32_t *unit,
     return u;
 }
 
-static int by_key(const void *x, const void *y)
-{
-    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-    return a < b ? -1 : a > b;
-}
-
 /* Sorts candidates c[0..n) by the prefix of Φ they need, then by id: each
  * key (unit << 32 | id) is computed once, not at every comparison. */
 static void sort_by_slice(const engine_run *run, const uint32_t *unit,
@@ -409,7 +483,7 @@ static void sort_by_slice(const engine_run *run, const uint32_t *unit,
     uint64_t *key = xmalloc_array(n + 1, sizeof *key);
     for (uint32_t i = 0; i < n; i++)
         key[i] = (uint64_t)candidate_unit(run, unit, c[i]) << 32 | c[i];
-    qsort(key, n, sizeof *key, by_key);
+    qsort(key, n, sizeof *key, engine_cmp_u64);
     for (uint32_t i = 0; i < n; i++)
         c[i] = (uint32_t)key[i];
     free(key);
@@ -437,6 +511,9 @@ static uint32_t *pick_for_solver(const engine_run *run, hb_answer *verdict,
     uint32_t *best = xmalloc_array(n_groups + 1, sizeof *best);
     for (uint32_t i = 0; i < n_groups; i++)
         best[i] = UINT32_MAX;
+    for (uint32_t i = 0; i < n_groups; i++) /* recorded by an analysis */
+        if (run->g->g[i].count && run->g->g[i].instance_holds)
+            best[i] = run->g->g[i].inst_rank;
     for (size_t i = 0; i < run->n; i++)
         if (verdict[i] == ANSWER_SAT && run->c[i].rank < best[run->c[i].group])
             best[run->c[i].group] = run->c[i].rank;
@@ -463,9 +540,11 @@ static int ask_solver(engine_run *run, hb_answer *qa, hb_answer *verdict,
                       char *err, size_t err_len)
 {
     const analysis_options *o = run->o;
-    int dedup = o->solver == SOLVER_AUTO && !o->all_instances;
+    int dedup = may_skip(o);
     uint32_t n, n_grouped = 0;
     uint32_t *order = pick_for_solver(run, verdict, dedup, &n);
+    if (o->progress) /* the shortcuts decided the others */
+        atomic_store(&o->progress->done, run->n - n);
     if (n == 0) { /* the shortcuts decided everything */
         free(order);
         return 0;
@@ -610,8 +689,8 @@ static race_group finish_group(const trace *t, const group_state *gs)
         const event *last = &t->events[gs->inst[a->n_shown - 1]];
         rg.node = xstrdup(t->strings[t->threads[last->thread].node]);
     }
-    for (uint32_t i = 0; i < 3 && a->n_shown == 3; i++)
-        rg.pattern[i] = t->events[gs->inst[i]].kind == EV_WRITE ? 'W' : 'R';
+    if (a->describe)
+        a->describe(t, gs->inst, &rg);
     return rg;
 }
 
@@ -708,6 +787,8 @@ report *analyse(const trace *t, const hb_model *m,
     for (int k = 0; k < RACE_KINDS; k++)
         if (r->summary.enabled[k] && analyses[k]->generate)
             analyses[k]->generate(&run);
+    if (opts->progress)
+        atomic_store(&opts->progress->total, run.n);
     hb_answer *verdict = xmalloc_array(run.n + 1, sizeof *verdict);
     double start = now();
     int rc = decide(&run, verdict, err, err_len);

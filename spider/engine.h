@@ -56,10 +56,14 @@ typedef struct analysis {
     void (*generate)(engine_run *run);
     hb_query (*query)(const candidate *c, unsigned k);
     void (*proven)(engine_run *run, const candidate *c);
+    /* when set: fills what the kind shows beyond locations, node and first
+     * variable (pattern, variable_y) from the shown instance */
+    void (*describe)(const trace *t, const uint32_t *instance,
+                     race_group *g);
 } analysis;
 
 extern const analysis analysis_data, analysis_message, analysis_handler,
-    analysis_atomicity;
+    analysis_atomicity, analysis_multivar;
 
 /* What an analysis may read while it generates. */
 const trace *engine_trace(const engine_run *run);
@@ -70,6 +74,15 @@ const analysis_options *engine_options(const engine_run *run);
  * them); the group is found from its located events. */
 void engine_add(engine_run *run, race_kind kind, const uint32_t *ev,
                 uint32_t rank, int dedupable);
+
+/* Orders events by context (thread, then innermost handler: NONE first),
+ * then program order; engine_by_context orders accesses (qsort_r over
+ * event ids, the trace as context) by variable first, so that the
+ * consecutive accesses of a context to a variable are neighbours. */
+int engine_context_cmp(const trace *t, uint32_t a, uint32_t b);
+int engine_by_context(const void *a, const void *b, void *trace);
+/* qsort comparator of uint64_t. */
+int engine_cmp_u64(const void *a, const void *b);
 
 /* The kept accesses (R, W) in the order of cmp(a, b, trace); *n says how
  * many.  The caller frees the array. */
@@ -82,6 +95,22 @@ uint32_t *engine_accesses(const engine_run *run,
 void engine_set_state(engine_run *run, race_kind kind, void *state,
                       void (*free_fn)(void *));
 void *engine_state(const engine_run *run, race_kind kind);
+
+/* Counts n candidates of `kind` that the analysis found UNSAT by U alone
+ * (hb_order) and did not add. */
+void engine_count_unsat(engine_run *run, race_kind kind, uint64_t n);
+
+/* For an analysis that decides candidates itself (hb_order, below): the
+ * group of an instance; whether the group needs no more candidates of
+ * this rank (it holds at a rank no higher, and the run does not want
+ * every instance); a candidate decided SAT or UNSAT; n candidates of a
+ * settled group left out. */
+uint32_t engine_group(engine_run *run, race_kind kind, const uint32_t *ev);
+int engine_group_settled(const engine_run *run, uint32_t group, uint32_t rank);
+void engine_record(engine_run *run, race_kind kind, uint32_t group,
+                   const uint32_t *ev, uint32_t rank, hb_answer verdict);
+void engine_record_unchecked(engine_run *run, race_kind kind, uint32_t group,
+                             uint64_t n);
 
 /* Counts an instance that holds without a query (handler races). */
 void engine_count(engine_run *run, race_kind kind, const uint32_t *ev);
@@ -112,6 +141,33 @@ typedef struct shortcut_stats {
 int shortcut_decide(const trace *t, const hb_model *m, const query_list *q,
                     hb_answer *answers,
                     shortcut_stats *st);
+
+/* ---- deciding while generating (engine_shortcut.c) ------------------------ */
+
+/* The shortcuts for one batch of nodes at a time, for an analysis whose
+ * candidates are too many to store (a product): it decides each as it
+ * makes it and stores only what Z3 must decide.  Also U's reachability
+ * between kept accesses, to leave out what U alone makes UNSAT (exact;
+ * --solver=z3 leaves nothing out, so that `make check` compares). */
+typedef struct hb_order hb_order;
+
+/* NULL when U has a cycle (Φ is then unsatisfiable and the engine says
+ * so).  Allocation failure ends the run. */
+hb_order *hb_order_new(const trace *t, const hb_model *m);
+/* The batch holding the node of a thread. */
+uint32_t hb_order_batch(const hb_order *o, uint32_t thread);
+/* Makes `batch` the one the calls below answer for (sweeps of U and R).
+ * Returns 0 when the batch has too many chains (SHORTCUT_MAX_CELLS): ask
+ * nothing then. */
+int hb_order_focus(hb_order *o, uint32_t batch);
+/* Does kept event x reach kept access y in U (x ≠ y, both of the focused
+ * batch)? */
+int hb_order_before(const hb_order *o, uint32_t x, uint32_t y);
+/* The shortcuts' answer to a query over accesses of the focused batch:
+ * SAT, UNSAT, or UNKNOWN (Z3 must decide), counted in st. */
+hb_answer hb_order_decide(const hb_order *o, const hb_query *q,
+                          shortcut_stats *st);
+void hb_order_free(hb_order *o);
 
 /* ---- the solver pool (engine_pool.c) ---------------------------------------- */
 

@@ -33,6 +33,7 @@
 
 #include "../traces/alloc.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -753,19 +754,42 @@ static void free_graph(graph *g)
     free(g->topo);
 }
 
+/* The chains and U of t's kept events. */
+static void setup(engine *e, const trace *t, const hb_model *m)
+{
+    memset(e, 0, sizeof *e);
+    e->t = t;
+    e->m = m;
+    e->dense = xmalloc(sizeof(uint32_t) * (t->n_events + 1));
+    for (uint32_t i = 0; i < t->n_events; i++)
+        e->dense[i] = m->kept[i] ? e->n++ : UINT32_MAX;
+    e->chain = xmalloc(sizeof(uint32_t) * (e->n + 1));
+    e->pos = xmalloc(sizeof(uint32_t) * (e->n + 1));
+    number_nodes(e);
+    build_chains(e, m->handlers);
+    build_graph(e, &e->u, m->edges, m->n_edges);
+}
+
+static void teardown(engine *e)
+{
+    free_graph(&e->u);
+    free(e->dense);
+    free(e->chain);
+    free(e->pos);
+    free(e->thread_node);
+    free(e->chain_node);
+    free(e->chain_local);
+    free(e->node_chains);
+    free(e->node_batch);
+    free(e->chain_batch);
+    free(e->batch_chains);
+}
+
 int shortcut_decide(const trace *t, const hb_model *m, const query_list *q,
                     hb_answer *answers, shortcut_stats *st)
 {
-    engine e = {.t = t, .m = m};
-    e.dense = xmalloc(sizeof(uint32_t) * (t->n_events + 1));
-    for (uint32_t i = 0; i < t->n_events; i++) {
-        e.dense[i] = m->kept[i] ? e.n++ : UINT32_MAX;
-    }
-    e.chain = xmalloc(sizeof(uint32_t) * (e.n + 1));
-    e.pos = xmalloc(sizeof(uint32_t) * (e.n + 1));
-    number_nodes(&e);
-    build_chains(&e, m->handlers);
-    build_graph(&e, &e.u, m->edges, m->n_edges);
+    engine e;
+    setup(&e, t, m);
     int consistent = -1; /* unknown */
     if (!e.u.acyclic) {
         consistent = 0;  /* unconditional edges alone form a cycle */
@@ -779,16 +803,124 @@ int shortcut_decide(const trace *t, const hb_model *m, const query_list *q,
         free(e.held_first);
         free(e.held);
     }
-    free_graph(&e.u);
-    free(e.dense);
-    free(e.chain);
-    free(e.pos);
-    free(e.thread_node);
-    free(e.chain_node);
-    free(e.chain_local);
-    free(e.node_chains);
-    free(e.node_batch);
-    free(e.chain_batch);
-    free(e.batch_chains);
+    teardown(&e);
     return consistent;
+}
+
+/* ---- deciding while generating ------------------------------------------- */
+
+struct hb_order {
+    engine e;
+    clocks u, r;
+    uint8_t *needed;
+    uint32_t focused;    /* the batch swept, or UINT32_MAX */
+};
+
+hb_order *hb_order_new(const trace *t, const hb_model *m)
+{
+    hb_order *o = xcalloc(1, sizeof *o);
+    setup(&o->e, t, m);
+    if (!o->e.u.acyclic) {
+        hb_order_free(o);
+        return NULL;
+    }
+    build_resolved(&o->e);
+    find_held_sections(&o->e);
+    o->needed = xcalloc(o->e.n + 1, 1);
+    clocks *both[2] = {&o->u, &o->r};
+    for (int i = 0; i < 2; i++) {
+        both[i]->needed = o->needed;
+        both[i]->row_of = xmalloc_array(o->e.n + 1, sizeof(uint32_t));
+        both[i]->cur_set = xmalloc(o->e.n_chains + 1);
+    }
+    o->focused = UINT32_MAX;
+    return o;
+}
+
+uint32_t hb_order_batch(const hb_order *o, uint32_t thread)
+{
+    return o->e.node_batch[o->e.thread_node[thread]];
+}
+
+/* What the batch's queries may ask about: its accesses, and the ends of
+ * its lock sections (lock exclusion). */
+static void mark_batch(hb_order *o, uint32_t batch)
+{
+    const engine *e = &o->e;
+    const trace *t = e->t;
+    for (uint32_t ev = 0; ev < t->n_events; ev++) {
+        uint32_t d = e->dense[ev];
+        if (d != UINT32_MAX)
+            o->needed[d] = event_is_access(&t->events[ev]) &&
+                           hb_order_batch(o, t->events[ev].thread) == batch;
+    }
+    for (uint32_t s = 0; s < t->n_sections; s++) {
+        const lock_section *ls = &t->sections[s];
+        if (hb_order_batch(o, ls->thread) != batch)
+            continue;
+        if (e->dense[ls->acquire] != UINT32_MAX)
+            o->needed[e->dense[ls->acquire]] = 1;
+        if (ls->release != NONE && e->dense[ls->release] != UINT32_MAX)
+            o->needed[e->dense[ls->release]] = 1;
+    }
+}
+
+static void sweep_into(engine *e, const graph *g, uint32_t batch, clocks *vc)
+{
+    size_t cells = (size_t)e->n_chains * e->batch_chains[batch];
+    vc->k = e->batch_chains[batch];
+    vc->batch = batch;
+    vc->cur = xrealloc_array(vc->cur, cells + 1, sizeof(int32_t));
+    free(vc->rows); /* rows are k wide: k changes with the batch */
+    vc->rows = NULL;
+    vc->n_rows = vc->cap_rows = 0;
+    sweep(e, g, batch, vc);
+}
+
+int hb_order_focus(hb_order *o, uint32_t batch)
+{
+    engine *e = &o->e;
+    if ((size_t)e->n_chains * e->batch_chains[batch] > SHORTCUT_MAX_CELLS)
+        return 0;
+    if (o->focused == batch)
+        return 1;
+    mark_batch(o, batch);
+    sweep_into(e, &e->u, batch, &o->u);
+    if (e->r.acyclic)
+        sweep_into(e, &e->r, batch, &o->r);
+    o->focused = batch;
+    return 1;
+}
+
+int hb_order_before(const hb_order *o, uint32_t x, uint32_t y)
+{
+    assert(o->focused != UINT32_MAX && o->e.dense[x] != UINT32_MAX &&
+           o->needed[o->e.dense[y]]);
+    return x != y && reaches(&o->e, &o->u, x, y);
+}
+
+hb_answer hb_order_decide(const hb_order *o, const hb_query *q,
+                          shortcut_stats *st)
+{
+    assert(o->focused != UINT32_MAX);
+    return decide(&o->e, &o->u, &o->r, q, st);
+}
+
+void hb_order_free(hb_order *o)
+{
+    if (!o)
+        return;
+    free_graph(&o->e.r);
+    free(o->e.held_first);
+    free(o->e.held);
+    teardown(&o->e);
+    free(o->needed);
+    clocks *both[2] = {&o->u, &o->r};
+    for (int i = 0; i < 2; i++) {
+        free(both[i]->row_of);
+        free(both[i]->cur_set);
+        free(both[i]->cur);
+        free(both[i]->rows);
+    }
+    free(o);
 }

@@ -4,6 +4,11 @@
  */
 #include "spider.h"
 
+#include "correlation.h"
+
+#include "progress.h"
+#include "select.h"
+
 #include <getopt.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -11,8 +16,10 @@
 #include <time.h>
 #include <unistd.h>
 
+enum { FORMAT_TEXT, FORMAT_JSON, FORMAT_SARIF };
+
 typedef struct cli {
-    int json;
+    int format;                      /* FORMAT_* */
     handler_model handlers;
     trace_order order;
     unsigned jobs;
@@ -26,6 +33,15 @@ typedef struct cli {
     int atomicity;
     unsigned patterns;
     atomic_region region;
+    unsigned limit;                  /* --limit */
+    const char *source_root;         /* --source-root */
+    const char *baseline;            /* --baseline */
+    const char *suppressions;        /* --suppressions */
+    group_filter filter;             /* --kind, --node, --match */
+    int progress;                    /* --progress: 0 auto, 1 always, 2 never */
+    int multi_variable;              /* --multi-variable */
+    int list_correlations;           /* --list-correlations */
+    correlation_options correlation; /* --correlated, --max-distance, ... */
 } cli;
 
 static const char usage[] =
@@ -34,7 +50,10 @@ static const char usage[] =
     "atomicity violations) in traces of a distributed system (Falcon JSON:\n"
     "files, or directories of files).\n"
     "\n"
-    "  -f, --format=text|json      report format (default text)\n"
+    "  -f, --format=text|json|sarif\n"
+    "                              report format (default text); sarif: SARIF\n"
+    "                              2.1.0 for code-scanning services\n"
+    "      --source-root=DIR       sarif: where a.b.C.m.12 is a/b/C.java line 12\n"
     "      --handlers=nested|floating\n"
     "                              a handler ends before the thread's next\n"
     "                              event (nested, default) or floats (thesis)\n"
@@ -60,6 +79,17 @@ static const char usage[] =
     "                              p and c: consecutive accesses (default),\n"
     "                              also in one critical section, or in one\n"
     "                              message handler\n"
+    "      --multi-variable        also report multi-variable atomicity\n"
+    "                              violations (Sun): a1 on x and a2 on y\n"
+    "                              consecutive in a context, bx and by of\n"
+    "                              another thread can both fall between them,\n"
+    "                              for correlated variables x, y of a node\n"
+    "      --correlated=FILE       correlated pairs to use besides the mined\n"
+    "                              ones: lines 'NODE X Y' or '* X Y', # comments\n"
+    "      --max-distance=D        mining: a pair's mean gap at most D (default 5)\n"
+    "      --min-support=N         mining: at least N gaps kept (default 3)\n"
+    "      --list-correlations     print the correlated pairs (mined and given)\n"
+    "                              with distance and support, and stop\n"
     "      --emit-smt2=FILE        write the model as SMT-LIB2 (QF_IDL)\n"
     "      --lenient               skip bad events with a warning\n"
     "      --timeout-ms=N          per-query solver timeout (0 = none)\n"
@@ -69,6 +99,20 @@ static const char usage[] =
     "      --z3-param=NAME=VALUE   set a Z3 global parameter (z3 -p lists them),\n"
     "                              e.g. memory_max_size=4096 (MB); repeatable.\n"
     "                              A Z3 failure is an error (exit status 2)\n"
+    "      --baseline=REPORT.json  mark groups a previous JSON report has as\n"
+    "                              known, the others new; exit status 1 only\n"
+    "                              for new groups\n"
+    "      --suppressions=FILE     drop groups: lines KIND:GLOB (data, message,\n"
+    "                              handler, atomicity, ...: any location),\n"
+    "                              variable:GLOB, node:GLOB; # comments\n"
+    "      --kind=LIST             show these kinds only (data,message,...)\n"
+    "      --node=NODE             show groups of this node only (a glob)\n"
+    "      --match=PATTERN         show groups a location or variable of which\n"
+    "                              matches this glob\n"
+    "      --limit=N               text: at most N groups per kind\n"
+    "      --progress=auto|always|never\n"
+    "                              a progress line on standard error (auto:\n"
+    "                              when it is a terminal, not with -q)\n"
     "      --no-timings            leave timings out of the report\n"
     "      --color=auto|always|never\n"
     "  -q, --quiet                 no warnings; text report lists races only\n"
@@ -81,7 +125,13 @@ static const char usage[] =
 
 enum { OPT_HANDLERS = 256, OPT_ORDER, OPT_SMT2, OPT_LENIENT, OPT_TIMEOUT,
        OPT_Z3, OPT_NO_TIMINGS, OPT_COLOR, OPT_SOLVER, OPT_ALL, OPT_NO_PRUNE,
-       OPT_ATOMICITY, OPT_PATTERNS, OPT_REGION, OPT_Z3_PARAM };
+       OPT_ATOMICITY, OPT_PATTERNS, OPT_REGION, OPT_Z3_PARAM, OPT_SOURCE_ROOT,
+       OPT_BASELINE, OPT_SUPPRESSIONS, OPT_KIND, OPT_NODE, OPT_MATCH,
+       OPT_LIMIT, OPT_PROGRESS };
+
+/* The multi-variable analysis's options (a range of their own). */
+enum { OPT_MULTIVAR = 512, OPT_CORRELATED, OPT_MAX_DISTANCE, OPT_MIN_SUPPORT,
+       OPT_LIST_CORRELATIONS };
 
 static const struct option long_options[] = {
     {"format", required_argument, NULL, 'f'},
@@ -101,6 +151,19 @@ static const struct option long_options[] = {
     {"atomicity", no_argument, NULL, OPT_ATOMICITY},
     {"atomicity-patterns", required_argument, NULL, OPT_PATTERNS},
     {"atomic-region", required_argument, NULL, OPT_REGION},
+    {"multi-variable", no_argument, NULL, OPT_MULTIVAR},
+    {"correlated", required_argument, NULL, OPT_CORRELATED},
+    {"max-distance", required_argument, NULL, OPT_MAX_DISTANCE},
+    {"min-support", required_argument, NULL, OPT_MIN_SUPPORT},
+    {"list-correlations", no_argument, NULL, OPT_LIST_CORRELATIONS},
+    {"source-root", required_argument, NULL, OPT_SOURCE_ROOT},
+    {"baseline", required_argument, NULL, OPT_BASELINE},
+    {"suppressions", required_argument, NULL, OPT_SUPPRESSIONS},
+    {"kind", required_argument, NULL, OPT_KIND},
+    {"node", required_argument, NULL, OPT_NODE},
+    {"match", required_argument, NULL, OPT_MATCH},
+    {"limit", required_argument, NULL, OPT_LIMIT},
+    {"progress", required_argument, NULL, OPT_PROGRESS},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -164,9 +227,73 @@ static int parse_patterns(const char *value, unsigned *out)
     return 0;
 }
 
+/* The options that narrow or mark the report (spider/select.h). */
+static int parse_select_option(cli *c, int opt, const char *arg)
+{
+    char why[384];
+    switch (opt) {
+    case OPT_SOURCE_ROOT:
+        c->source_root = arg;
+        return 0;
+    case OPT_BASELINE:
+        c->baseline = arg;
+        return 0;
+    case OPT_SUPPRESSIONS:
+        c->suppressions = arg;
+        return 0;
+    case OPT_KIND:
+        if (filter_parse_kinds(arg, &c->filter.kinds, why, sizeof why) == 0)
+            return 0;
+        fprintf(stderr, "spider: --kind: %s\n", why);
+        return -1;
+    case OPT_NODE:
+        c->filter.node = arg;
+        return 0;
+    case OPT_MATCH:
+        c->filter.match = arg;
+        return 0;
+    case OPT_LIMIT:
+        return parse_count("limit", arg, &c->limit, 1);
+    case OPT_PROGRESS: {
+        static const char *const when[] = {"auto", "always", "never", NULL};
+        return (c->progress = choose("progress", arg, when)) < 0 ? -1 : 0;
+    }
+    default:
+        return -1;
+    }
+}
+
+/* --multi-variable and the options of correlated variables. */
+static int parse_correlation_option(cli *c, int opt, const char *arg)
+{
+    char *end;
+    switch (opt) {
+    case OPT_MULTIVAR:
+        c->multi_variable = 1;
+        return 0;
+    case OPT_CORRELATED:
+        c->correlation.given = arg;
+        return 0;
+    case OPT_MAX_DISTANCE:
+        c->correlation.max_distance = strtod(arg, &end);
+        if (*arg == '\0' || *end != '\0' ||
+            !(c->correlation.max_distance >= 0)) {
+            fprintf(stderr, "spider: --max-distance: '%s' is not a number "
+                    ">= 0\n", arg);
+            return -1;
+        }
+        return 0;
+    case OPT_MIN_SUPPORT:
+        return parse_count("min-support", arg, &c->correlation.min_support, 1);
+    default: /* OPT_LIST_CORRELATIONS */
+        c->list_correlations = 1;
+        return 0;
+    }
+}
+
 static int parse_option(cli *c, int opt, const char *arg)
 {
-    static const char *const formats[] = {"text", "json", NULL};
+    static const char *const formats[] = {"text", "json", "sarif", NULL};
     static const char *const handlers[] = {"nested", "floating", NULL};
     static const char *const orders[] = {"file", "timestamp", NULL};
     static const char *const configs[] = {"fast", "default", NULL};
@@ -176,7 +303,7 @@ static int parse_option(cli *c, int opt, const char *arg)
     int i;
     switch (opt) {
     case 'f':
-        return (c->json = choose("format", arg, formats)) < 0 ? -1 : 0;
+        return (c->format = choose("format", arg, formats)) < 0 ? -1 : 0;
     case OPT_HANDLERS:
         if ((i = choose("handlers", arg, handlers)) < 0)
             return -1;
@@ -244,8 +371,14 @@ static int parse_option(cli *c, int opt, const char *arg)
     case 'q':
         c->quiet = 1;
         return 0;
+    case OPT_MULTIVAR:
+    case OPT_CORRELATED:
+    case OPT_MAX_DISTANCE:
+    case OPT_MIN_SUPPORT:
+    case OPT_LIST_CORRELATIONS:
+        return parse_correlation_option(c, opt, arg);
     default:
-        return -1;
+        return parse_select_option(c, opt, arg);
     }
 }
 
@@ -278,26 +411,59 @@ static double now(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int write_smt2(const char *path, const hb_model *m, const trace *t)
+static int write_smt2(const char *path, const hb_model *m, const trace *t,
+                      progress **prog)
 {
     FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
     if (!f) {
+        progress_end(prog);
         fprintf(stderr, "spider: %s: cannot write the SMT-LIB2 file\n", path);
         return -1;
     }
     int rc = hb_model_write_smt2(m, t, NULL, f);
     if (f != stdout && fclose(f) != 0)
         rc = -1;
-    if (rc)
+    if (rc) {
+        progress_end(prog);
         fprintf(stderr, "spider: %s: write error\n", path);
+    }
     return rc;
+}
+
+static int selecting(const cli *c)
+{
+    return c->baseline || c->suppressions || c->filter.kinds ||
+           c->filter.node || c->filter.match;
+}
+
+/* Reads --baseline and --suppressions before the trace, so that a bad one
+ * costs no analysis. */
+static int load_selection(const cli *c, select_options *sel)
+{
+    char err[512];
+    sel->filter = c->filter;
+    sel->baseline_path = c->baseline;
+    sel->suppressions_path = c->suppressions;
+    if (c->baseline && !(sel->baseline = baseline_load(c->baseline, err,
+                                                       sizeof err))) {
+        fprintf(stderr, "spider: --baseline: %s\n", err);
+        return -1;
+    }
+    if (c->suppressions &&
+        !(sel->suppressions = suppressions_load(c->suppressions, err,
+                                                sizeof err))) {
+        fprintf(stderr, "spider: --suppressions: %s\n", err);
+        return -1;
+    }
+    return 0;
 }
 
 int main(int argc, char **argv)
 {
     cli c = {.handlers = HANDLERS_NESTED, .order = ORDER_FILE,
              .timings = 1, .tuning = TUNING_FAST, .patterns = PATTERNS_AVIO,
-             .region = REGION_ACCESS};
+             .region = REGION_ACCESS,
+             .correlation = {.max_distance = 5, .min_support = 3}};
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     c.jobs = cpus > 0 ? (unsigned)cpus : 1;
     c.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
@@ -308,6 +474,10 @@ int main(int argc, char **argv)
     prune_stats pruning = {0};
     report *r = NULL;
     char err[512] = "";
+    select_options sel = {0};
+    report_notes notes;
+    progress *prog = NULL;
+    correlation corr = {0};
 
     while ((opt = getopt_long(argc, argv, "f:j:qhV", long_options, NULL)) != -1) {
         if (opt == 'h') {
@@ -327,19 +497,54 @@ int main(int argc, char **argv)
         fputs("spider: no trace given\nTry 'spider --help'.\n", stderr);
         return EXIT_BAD_INPUT;
     }
+    if (c.format != FORMAT_TEXT && c.emit_smt2 &&
+        strcmp(c.emit_smt2, "-") == 0) {
+        fprintf(stderr, "spider: --emit-smt2=- would mix SMT-LIB2 into the "
+                "%s report on standard output: give --emit-smt2 a file name\n"
+                "Try 'spider --help'.\n",
+                c.format == FORMAT_JSON ? "JSON" : "SARIF");
+        return EXIT_BAD_INPUT;
+    }
+    if (load_selection(&c, &sel) != 0)
+        goto cleanup;
 
     double start = now();
+    if (c.progress == 1 ||
+        (c.progress == 0 && !c.quiet && isatty(STDERR_FILENO)))
+        prog = progress_start(stderr, (const char *const *)argv + optind,
+                              (size_t)(argc - optind));
     trace_options topts = {.order = c.order, .lenient = c.lenient,
-                           .warnings = c.quiet ? NULL : stderr};
+                           .warnings = progress_hold(prog, c.quiet ? NULL
+                                                                   : stderr),
+                           .bytes_read = progress_bytes(prog)};
     if (trace_load((const char *const *)argv + optind, (size_t)(argc - optind),
                    &topts, &t, err, sizeof err) != TRACE_OK) {
+        progress_end(&prog);
         fprintf(stderr, "spider: %s\n", err);
+        goto cleanup;
+    }
+    if ((c.multi_variable || c.list_correlations) &&
+        correlation_find(t, &c.correlation, topts.warnings, &corr,
+                         err, sizeof err) != 0) {
+        progress_end(&prog);
+        fprintf(stderr, "spider: %s\n", err);
+        goto cleanup;
+    }
+    if (c.list_correlations) {
+        progress_end(&prog);
+        correlation_ref *refs = correlation_refs(t, &corr);
+        status = correlation_list_print(refs, corr.n, c.format == FORMAT_JSON,
+                                        stdout) ? EXIT_BAD_INPUT : EXIT_NO_RACE;
+        correlation_refs_free(refs, corr.n);
         goto cleanup;
     }
     double loaded = now();
     m = hb_model_build(t, NULL, c.handlers);
     double encoded = now();
-    prune_options popt = {.atomicity = c.atomicity};
+    /* multi-variable violations, like atomicity ones, are made of
+     * consecutive accesses: prune keeps them all (prune.h, rule 3) */
+    prune_options popt = {.atomicity = c.atomicity || c.multi_variable};
+    progress_phase_set(prog, PHASE_PRUNE, t->n_events);
     if (!c.no_prune) {
         keep = prune_trace(t, m, &popt, &pruning);
         if (hb_model_project(m, t, keep) != 0) {
@@ -351,7 +556,8 @@ int main(int argc, char **argv)
         }
     }
     double pruned = now();
-    if (c.emit_smt2 && write_smt2(c.emit_smt2, m, t) != 0)
+    progress_phase_set(prog, PHASE_SOLVE, 0);
+    if (c.emit_smt2 && write_smt2(c.emit_smt2, m, t, &prog) != 0)
         goto cleanup;
     analysis_options aopts = {.jobs = c.jobs,
                               .solver = c.solver,
@@ -359,12 +565,20 @@ int main(int argc, char **argv)
                               .tuning = c.tuning, .timeout_ms = c.timeout_ms,
                               .stop = &stop_requested,
                               .atomicity = c.atomicity,
-                              .patterns = c.patterns, .region = c.region};
+                              .patterns = c.patterns, .region = c.region,
+                              .multi_variable = c.multi_variable,
+                              .correlation = &corr,
+                              .progress = progress_counts(prog)};
     catch_stop_signals();
     r = analyse(t, m, &aopts, err, sizeof err);
+    progress_end(&prog); /* the report starts on a clean line */
     if (!r) {
         fprintf(stderr, "spider: %s\n", err);
         goto cleanup;
+    }
+    if (c.multi_variable) {
+        r->correlations = correlation_refs(t, &corr);
+        r->n_correlations = corr.n;
     }
     r->summary.pruned = !c.no_prune;
     r->summary.pruning = pruning;
@@ -372,19 +586,29 @@ int main(int argc, char **argv)
     r->timings.encode = encoded - loaded;
     r->timings.prune = pruned - encoded;
     r->timings.total = now() - start;
-    print_options popts = {.quiet = c.quiet, .color = c.color && !c.json,
-                           .timings = c.timings};
-    if (c.json)
+    print_options popts = {.quiet = c.quiet,
+                           .color = c.color && c.format == FORMAT_TEXT,
+                           .timings = c.timings, .limit = c.limit,
+                           .source_root = c.source_root};
+    if (selecting(&c)) {
+        select_groups(r, &sel, &notes);
+        popts.notes = &notes;
+    }
+    if (c.format == FORMAT_JSON)
         report_print_json(r, &popts, stdout);
+    else if (c.format == FORMAT_SARIF)
+        report_print_sarif(r, &popts, stdout);
     else
         report_print_text(r, &popts, stdout);
-    status = r->summary.undecided ? EXIT_INCOMPLETE
-           : r->n_groups           ? EXIT_RACES
-                                   : EXIT_NO_RACE;
+    status = select_exit_status(r, popts.notes);
 cleanup:
+    progress_end(&prog);
+    suppressions_free(sel.suppressions);
+    baseline_free((baseline *)sel.baseline);
     report_free(r);
     hb_model_free(m);
     free(keep);
+    correlation_free(&corr);
     trace_free(t);
     if (fflush(stdout) != 0)
         status = EXIT_BAD_INPUT;

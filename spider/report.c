@@ -5,6 +5,7 @@
 #include "spider.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static void free_ref(event_ref *e)
 {
@@ -21,6 +22,7 @@ static void free_group(race_group *g)
     }
     free(g->node);
     free(g->variable);
+    free(g->variable_y);
 }
 
 void report_free(report *r)
@@ -33,5 +35,34 @@ void report_free(report *r)
     for (size_t i = 0; i < r->n_groups; i++)
         free_group(&r->groups[i]);
     free(r->groups);
+    for (size_t i = 0; i < r->n_correlations; i++) {
+        free(r->correlations[i].node);
+        free(r->correlations[i].x);
+        free(r->correlations[i].y);
+    }
+    free(r->correlations);
     free(r);
+}
+
+/* Keeps the groups not dropped, in order; returns how many. */
+static size_t keep_groups(race_group *g, size_t n, const uint8_t *drop)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (drop && drop[i])
+            free_group(&g[i]);
+        else
+            g[kept++] = g[i];
+    }
+    return kept;
+}
+
+void report_drop_groups(report *r, const uint8_t *drop_groups,
+                        const uint8_t *drop_open)
+{
+    r->n_groups = keep_groups(r->groups, r->n_groups, drop_groups);
+    r->n_open = keep_groups(r->open, r->n_open, drop_open);
+    memset(r->n_by_kind, 0, sizeof r->n_by_kind);
+    for (size_t i = 0; i < r->n_groups; i++)
+        r->n_by_kind[r->groups[i].kind]++;
 }

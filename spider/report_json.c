@@ -6,6 +6,7 @@
 #include "spider.h"
 
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdlib.h>
 
 static void add_u64(cJSON *o, const char *k, uint64_t v)
@@ -33,7 +34,7 @@ static cJSON *events_json(const race_group *g, uint32_t from, uint32_t to)
     return a;
 }
 
-static cJSON *group_json(const race_group *g)
+cJSON *report_group_json(const race_group *g)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddItemToObject(o, "locations",
@@ -41,8 +42,12 @@ static cJSON *group_json(const race_group *g)
                                                   (int)g->n_locations));
     if (g->pattern[0])
         cJSON_AddStringToObject(o, "pattern", g->pattern);
-    if (g->variable)
+    if (g->variable && g->variable_y) { /* multi-variable: [x, y] */
+        const char *xy[2] = {g->variable, g->variable_y};
+        cJSON_AddItemToObject(o, "variables", cJSON_CreateStringArray(xy, 2));
+    } else if (g->variable) {
         cJSON_AddStringToObject(o, "variable", g->variable);
+    }
     cJSON_AddStringToObject(o, "node", g->node);
     add_u64(o, "count", g->count);
     if (g->ranked)
@@ -58,6 +63,68 @@ static cJSON *group_json(const race_group *g)
     }
     cJSON_AddItemToObject(o, "instance", inst);
     return o;
+}
+
+static const char *const baseline_names[] = {NULL, "new", "known"};
+
+static cJSON *group_json(const race_group *g)
+{
+    cJSON *o = report_group_json(g);
+    if (g->baseline != BASELINE_NONE)
+        cJSON_AddStringToObject(o, "baseline", baseline_names[g->baseline]);
+    return o;
+}
+
+/* What --suppressions, the filters and --baseline did (docs/report.md). */
+static cJSON *selection_json(const report_notes *n)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON *sup = cJSON_AddObjectToObject(o, "suppressed");
+    cJSON *hid = cJSON_AddObjectToObject(o, "hidden");
+    for (int k = 0; k < RACE_KINDS; k++) {
+        if (n->suppressed[k])
+            add_u64(sup, race_kind_key((race_kind)k), n->suppressed[k]);
+        if (n->hidden[k])
+            add_u64(hid, race_kind_key((race_kind)k), n->hidden[k]);
+    }
+    if (n->suppressions) {
+        cJSON *s = cJSON_AddObjectToObject(o, "suppressions");
+        cJSON_AddStringToObject(s, "file", n->suppressions);
+        cJSON *rules = cJSON_AddArrayToObject(s, "rules");
+        for (size_t i = 0; i < n->n_rules; i++) {
+            cJSON *rule = cJSON_CreateObject();
+            cJSON_AddStringToObject(rule, "rule", n->rules[i].text);
+            add_u64(rule, "line", n->rules[i].line);
+            add_u64(rule, "groups", n->rules[i].groups);
+            cJSON_AddItemToArray(rules, rule);
+        }
+    }
+    if (n->baseline) {
+        cJSON *b = cJSON_AddObjectToObject(o, "baseline");
+        cJSON_AddStringToObject(b, "file", n->baseline);
+        add_u64(b, "new", n->new_groups);
+        add_u64(b, "known", n->known_groups);
+    }
+    return o;
+}
+
+cJSON *report_correlations_json(const correlation_ref *c, size_t n)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; i < n; i++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "node", c[i].node);
+        const char *xy[2] = {c[i].x, c[i].y};
+        cJSON_AddItemToObject(o, "variables", cJSON_CreateStringArray(xy, 2));
+        if (isnan(c[i].distance))
+            cJSON_AddNullToObject(o, "distance");
+        else
+            cJSON_AddNumberToObject(o, "distance", c[i].distance);
+        add_u64(o, "support", c[i].support);
+        cJSON_AddStringToObject(o, "source", c[i].source);
+        cJSON_AddItemToArray(a, o);
+    }
+    return a;
 }
 
 static cJSON *summary_json(const report *r)
@@ -110,12 +177,20 @@ static cJSON *summary_json(const report *r)
     add_u64(cand, "message", s->candidates[RACE_MESSAGE]);
     if (s->enabled[RACE_ATOMICITY])
         add_u64(cand, "atomicity", s->candidates[RACE_ATOMICITY]);
+    if (s->enabled[RACE_MULTIVAR])
+        add_u64(cand, "multi_variable", s->candidates[RACE_MULTIVAR]);
     cJSON *inst = cJSON_AddObjectToObject(o, "instances");
     add_u64(inst, "data", s->instances[RACE_DATA]);
     add_u64(inst, "message", s->instances[RACE_MESSAGE]);
     add_u64(inst, "handler", s->instances[RACE_HANDLER]);
     if (s->enabled[RACE_ATOMICITY])
         add_u64(inst, "atomicity", s->instances[RACE_ATOMICITY]);
+    if (s->enabled[RACE_MULTIVAR])
+        add_u64(inst, "multi_variable", s->instances[RACE_MULTIVAR]);
+    if (s->enabled[RACE_MULTIVAR])
+        cJSON_AddItemToObject(o, "correlated_pairs",
+                              report_correlations_json(r->correlations,
+                                                       r->n_correlations));
     cJSON *dec = cJSON_AddObjectToObject(o, "decided");
     cJSON_AddStringToObject(dec, "solver", s->solver_all ? "z3" : "auto");
     add_u64(dec, "shortcut_unsat", s->by_shortcut_unsat);
@@ -133,7 +208,11 @@ static cJSON *summary_json(const report *r)
 void report_print_json(const report *r, const print_options *opts, FILE *out)
 {
     cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "format_version", REPORT_FORMAT_VERSION);
+    cJSON_AddStringToObject(root, "spider_version", SPIDER_VERSION);
     cJSON_AddItemToObject(root, "summary", summary_json(r));
+    if (opts->notes)
+        cJSON_AddItemToObject(root, "selection", selection_json(opts->notes));
     cJSON *arrays[RACE_KINDS];
     for (int k = 0; k < RACE_KINDS; k++) /* kinds that ran */
         arrays[k] = r->summary.enabled[k]

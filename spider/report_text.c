@@ -6,6 +6,7 @@
 
 #include "../traces/alloc.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 typedef struct style {
@@ -99,7 +100,12 @@ static void print_group(const race_group *g, size_t n, const style *st,
             g->unchecked ? "+" : "", plural(g->count, "instance", "instances"));
     if (g->ranked)
         fprintf(out, ", gap %u", g->gap);
-    fprintf(out, ")%s\n", st->off);
+    fprintf(out, ")%s", st->off);
+    if (g->baseline == BASELINE_NEW)
+        fprintf(out, " %s[new]%s", st->red, st->off);
+    else if (g->baseline == BASELINE_KNOWN)
+        fprintf(out, " %s[known]%s", st->dim, st->off);
+    fputc('\n', out);
     if (g->kind == RACE_MESSAGE) {
         fprintf(out, "     messages received by %s on node %s; e.g.\n",
                 g->events[2].thread, g->node);
@@ -115,6 +121,17 @@ static void print_group(const race_group *g, size_t n, const style *st,
                 g->events[0].type, g->events[2].type, g->events[0].thread);
         static const char *const roles[3] = {"   (p)", "   (r)", "   (c)"};
         for (uint32_t i = 0; i < 3; i++)
+            print_side(&g->events[i], roles[i], out);
+    } else if (g->kind == RACE_MULTIVAR) {
+        fprintf(out, "     %s on correlated variables x = %s, y = %s of node "
+                "%s: the %s x and %s y of %s can both fall between the %s x "
+                "and the %s y of %s; e.g.\n", g->pattern, g->variable,
+                g->variable_y, g->node, g->events[2].type, g->events[3].type,
+                g->events[2].thread, g->events[0].type, g->events[1].type,
+                g->events[0].thread);
+        static const char *const roles[4] = {"   (a1)", "   (a2)", "   (bx)",
+                                             "   (by)"};
+        for (uint32_t i = 0; i < 4; i++)
             print_side(&g->events[i], roles[i], out);
     } else {
         fprintf(out, "     variable %s on node %s; e.g.\n", g->variable,
@@ -135,7 +152,7 @@ static int by_gap(const void *x, const void *y)
 }
 
 static void print_groups(const report *r, race_kind k, const style *st,
-                         FILE *out)
+                         unsigned limit, FILE *out)
 {
     const race_group **shown = xmalloc_array(r->n_by_kind[k] + 1, sizeof *shown);
     size_t n = 0;
@@ -144,45 +161,151 @@ static void print_groups(const report *r, race_kind k, const style *st,
             shown[n++] = &r->groups[i];
     if (n && shown[0]->ranked)
         qsort(shown, n, sizeof *shown, by_gap);
-    for (size_t i = 0; i < n; i++)
+    size_t upto = limit && limit < n ? limit : n;
+    for (size_t i = 0; i < upto; i++)
         print_group(shown[i], i + 1, st, out);
+    if (upto < n)
+        fprintf(out, "  \u2026 and %zu more (--limit=%u)\n", n - upto, limit);
     free(shown);
 }
 
+/* ", 2 suppressed, 5 hidden": what selection took out of a kind. */
+static void print_dropped(const report_notes *notes, race_kind k, FILE *out)
+{
+    if (notes && notes->suppressed[k])
+        fprintf(out, ", %llu suppressed",
+                (unsigned long long)notes->suppressed[k]);
+    if (notes && notes->hidden[k])
+        fprintf(out, ", %llu hidden by filters",
+                (unsigned long long)notes->hidden[k]);
+}
+
 static void print_kind(const report *r, race_kind k, const style *st,
-                       FILE *out)
+                       const print_options *o, FILE *out)
 {
     const report_summary *s = &r->summary;
     size_t n = r->n_by_kind[k];
     fprintf(out, "\n%s%s%s: ", n ? st->red : st->bold, race_kind_title(k),
             st->off);
     if (n == 0 && k == RACE_HANDLER)
-        fprintf(out, "none\n");
+        fprintf(out, "none");
     else if (n == 0)
-        fprintf(out, "none (%llu candidates checked)\n",
+        fprintf(out, "none (%llu candidates checked)",
                 (unsigned long long)s->candidates[k]);
     else if (k == RACE_HANDLER)
-        fprintf(out, "%zu (%llu %s from racing messages)\n", n,
+        fprintf(out, "%zu (%llu %s from racing messages)", n,
                 (unsigned long long)s->instances[k],
                 plural(s->instances[k], "instance", "instances"));
     else
-        fprintf(out, "%zu (%llu of %llu candidates %s)\n", n,
+        fprintf(out, "%zu (%llu of %llu candidates %s)", n,
                 (unsigned long long)s->instances[k],
                 (unsigned long long)s->candidates[k],
-                k == RACE_ATOMICITY ? "hold" : "race");
-    print_groups(r, k, st, out);
+                k == RACE_ATOMICITY || k == RACE_MULTIVAR ? "hold" : "race");
+    print_dropped(o->notes, k, out);
+    fputc('\n', out);
+    print_groups(r, k, st, o->limit, out);
+}
+
+static int kind_shown(const report *r, const print_options *o, int k)
+{
+    return r->summary.enabled[k] &&
+           (!o->notes || !o->notes->kinds || (o->notes->kinds & (1u << k)));
+}
+
+/* The opening line: "27 data races, 338 message races, 4 handler races in
+ * 369 groups; 0 undecided", with what selection did. */
+static void print_totals(const report *r, const print_options *o,
+                         const style *st, FILE *out)
+{
+    const report_notes *notes = o->notes;
+    const char *sep = "";
+    uint64_t suppressed = 0, hidden = 0;
+    fputs(st->bold, out);
+    for (int k = 0; k < RACE_KINDS; k++) {
+        char noun[96];
+        if (notes) {
+            suppressed += notes->suppressed[k];
+            hidden += notes->hidden[k];
+        }
+        if (!kind_shown(r, o, k))
+            continue;
+        fprintf(out, "%s%zu %s", sep, r->n_by_kind[k],
+                race_kind_noun((race_kind)k, r->n_by_kind[k], noun,
+                               sizeof noun));
+        sep = ", ";
+    }
+    fprintf(out, " in %zu %s", r->n_groups,
+            plural(r->n_groups, "group", "groups"));
+    if (notes && notes->baseline)
+        fprintf(out, " (%llu new, %llu known)",
+                (unsigned long long)notes->new_groups,
+                (unsigned long long)notes->known_groups);
+    fprintf(out, "; %llu undecided", (unsigned long long)r->summary.undecided);
+    if (suppressed)
+        fprintf(out, "; %llu suppressed", (unsigned long long)suppressed);
+    if (hidden)
+        fprintf(out, "; %llu hidden by filters", (unsigned long long)hidden);
+    fprintf(out, "%s\n", st->off);
+}
+
+/* TSan's "used suppressions": what each line dropped, and the lines that
+ * matched nothing (stale ones, or mistyped). */
+static void print_suppressions(const report_notes *n, FILE *out)
+{
+    uint64_t total = 0;
+    for (size_t i = 0; i < n->n_rules; i++)
+        total += n->rules[i].groups;
+    fprintf(out, "\nSuppressions (%s): %llu %s suppressed\n", n->suppressions,
+            (unsigned long long)total, plural(total, "group", "groups"));
+    for (size_t i = 0; i < n->n_rules; i++) {
+        const suppression_use *u = &n->rules[i];
+        if (u->groups)
+            fprintf(out, "  line %-4u %-40s %llu %s\n", u->line, u->text,
+                    (unsigned long long)u->groups,
+                    plural(u->groups, "group", "groups"));
+        else
+            fprintf(out, "  line %-4u %-40s matched nothing\n", u->line,
+                    u->text);
+    }
+}
+
+/* The correlated pairs --multi-variable used; the first few. */
+static void print_correlations(const report *r, FILE *out)
+{
+    enum { SHOWN = 10 };
+    fprintf(out, "  correlated %zu %s of variables (--multi-variable)%s\n",
+            r->n_correlations, plural(r->n_correlations, "pair", "pairs"),
+            r->n_correlations ? ":" : "");
+    for (size_t i = 0; i < r->n_correlations && i < SHOWN; i++) {
+        const correlation_ref *c = &r->correlations[i];
+        fprintf(out, "            %s: %s, %s  ", c->node, c->x, c->y);
+        if (isnan(c->distance))
+            fputs("no gap", out);
+        else
+            fprintf(out, "distance %.2f", c->distance);
+        fprintf(out, ", support %u, %s\n", c->support, c->source);
+    }
+    if (r->n_correlations > SHOWN)
+        fprintf(out, "            \u2026 and %zu more (--list-correlations "
+                "lists them)\n", r->n_correlations - SHOWN);
 }
 
 void report_print_text(const report *r, const print_options *o, FILE *out)
 {
     style st = style_for(o);
-    if (!o->quiet)
+    if (!o->quiet) {
+        print_totals(r, o, &st, out);
         print_header(r, &st, out);
+        if (r->summary.enabled[RACE_MULTIVAR])
+            print_correlations(r, out);
+    }
     for (int k = 0; k < RACE_KINDS; k++)
-        if (r->summary.enabled[k] && (!o->quiet || r->n_by_kind[k]))
-            print_kind(r, (race_kind)k, &st, out);
+        if (kind_shown(r, o, k) && (!o->quiet || r->n_by_kind[k]))
+            print_kind(r, (race_kind)k, &st, o, out);
     if (o->quiet)
         return;
+    if (o->notes && o->notes->suppressions)
+        print_suppressions(o->notes, out);
     if (r->summary.not_asked)
         fprintf(out, "\nN+ instances: %llu more candidates of groups already "
                 "proven racy were not checked (--all-instances checks them)\n",

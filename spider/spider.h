@@ -33,7 +33,12 @@ typedef enum spider_exit {
 /* ---- the report model ----------------------------------------------------- */
 
 typedef enum race_kind { RACE_DATA, RACE_MESSAGE, RACE_HANDLER,
-                         RACE_ATOMICITY, RACE_KINDS } race_kind;
+                         RACE_ATOMICITY, RACE_MULTIVAR, RACE_KINDS } race_kind;
+
+/* With --baseline (spider/baseline.h): whether a previous report already
+ * had the group. */
+typedef enum baseline_state { BASELINE_NONE, BASELINE_NEW,
+                              BASELINE_KNOWN } baseline_state;
 
 /* One event of an instance, copied out of the trace. */
 typedef struct event_ref {
@@ -55,11 +60,14 @@ typedef struct race_group {
     char *locations[GROUP_EVENTS];   /* pairs sorted; atomicity: p, r, c */
     uint32_t n_locations;
     char *node, *variable;           /* variable: NULL for message races */
-    char pattern[4];                 /* atomicity: types of p, r, c */
+    char *variable_y;                /* multi-variable: a2's variable (y) */
+    char pattern[24];                /* atomicity: types of p, r, c;
+                                        multi-variable: "Rx..Wy / Wx,Ry" */
     uint64_t count;                  /* instances proven */
     uint64_t unchecked;              /* more candidates, not asked */
     uint64_t undecided;              /* candidates the solver left open */
     uint8_t ranked;                  /* its kind ranks instances by gap */
+    uint8_t baseline;                /* baseline_state (--baseline) */
     uint32_t gap;                    /* the smallest local gap (CTrigger) */
     event_ref events[GROUP_EVENTS];  /* the instance shown */
     uint32_t n_events;
@@ -91,8 +99,18 @@ typedef struct report_timings {
     unsigned jobs;
 } report_timings;
 
+/* A pair of correlated variables the multi-variable analysis used. */
+typedef struct correlation_ref {
+    char *node, *x, *y;
+    double distance;                 /* NAN: the pair has no gap */
+    uint32_t support;
+    const char *source;              /* "mined", "given" or "both" */
+} correlation_ref;
+
 typedef struct report {
     report_summary summary;
+    correlation_ref *correlations;   /* with --multi-variable */
+    size_t n_correlations;
     report_timings timings;
     race_group *groups;              /* sorted by kind, then locations */
     size_t n_groups;
@@ -102,9 +120,24 @@ typedef struct report {
 } report;
 
 void report_free(report *r);
+/* Frees the groups whose drop flag is set (drop_groups by r->groups,
+ * drop_open by r->open; either may be NULL) and closes the gaps, keeping
+ * the order; n_by_kind follows.  The summary is left as decided. */
+void report_drop_groups(report *r, const uint8_t *drop_groups,
+                        const uint8_t *drop_open);
 /* A kind's title ("Data races") and JSON key ("data_races"). */
 const char *race_kind_title(race_kind k);
 const char *race_kind_key(race_kind k);
+/* Names derived from those (spider/kinds.c), so that a new kind needs no
+ * edit here: the stem of the key with '-' for '_' ("data",
+ * "multi-variable"), the title in lower case, singular or plural ("data
+ * race", "data races").  Both write into buf (always terminated) and
+ * return it. */
+char *race_kind_stem(race_kind k, char *buf, size_t len);
+char *race_kind_noun(race_kind k, uint64_t n, char *buf, size_t len);
+/* The kind a user names: its key, its stem, or the stem with '_' for '-';
+ * RACE_KINDS if none. */
+race_kind race_kind_by_name(const char *name, size_t len);
 
 /* ---- analysis -------------------------------------------------------------- */
 
@@ -120,6 +153,12 @@ typedef enum atomic_region { REGION_ACCESS, REGION_LOCK,
     (PATTERN_BIT(0, 1, 0) | PATTERN_BIT(1, 1, 0) | PATTERN_BIT(1, 0, 1) | \
      PATTERN_BIT(0, 1, 1))          /* RWR, WWR, WRW, RWW */
 
+/* Counters a progress line reads while the run goes on (spider/
+ * progress.h): candidates decided, of total.  The run only stores them. */
+typedef struct run_progress {
+    _Atomic uint64_t done, total;
+} run_progress;
+
 /* How to analyse (the handler model is the model's own: hb_model). */
 typedef struct analysis_options {
     solver_mode solver;              /* AUTO: exact shortcuts, then Z3 */
@@ -128,9 +167,12 @@ typedef struct analysis_options {
     solver_tuning tuning;
     unsigned timeout_ms;
     const volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM, or NULL */
+    run_progress *progress;          /* or NULL */
     int atomicity;                   /* --atomicity */
     unsigned patterns;               /* PATTERN_BIT set */
     atomic_region region;
+    int multi_variable;              /* --multi-variable */
+    const struct correlation *correlation; /* its pairs (correlation.h) */
 } analysis_options;
 
 /* Runs every analysis that opts turns on (spider/engine.h lists them) on
@@ -142,13 +184,50 @@ report *analyse(const trace *t, const hb_model *m,
 
 /* ---- printers --------------------------------------------------------------- */
 
+/* One line of a --suppressions file and how many groups it dropped. */
+typedef struct suppression_use {
+    const char *text;                /* "data:Foo.*" as written */
+    unsigned line;
+    uint64_t groups;
+} suppression_use;
+
+/* What selecting (--suppressions, --kind, --node, --match, --baseline) did
+ * to the report after it was decided; the printers show it. */
+typedef struct report_notes {
+    uint64_t suppressed[RACE_KINDS]; /* groups dropped by suppressions */
+    uint64_t hidden[RACE_KINDS];     /* groups dropped by the filters */
+    unsigned kinds;                  /* --kind: bit 1 << race_kind, 0 = all */
+    const char *suppressions;        /* the file, or NULL */
+    const suppression_use *rules;
+    size_t n_rules;
+    const char *baseline;            /* the baseline report, or NULL */
+    uint64_t new_groups, known_groups;
+} report_notes;
+
 typedef struct print_options {
     int quiet;                       /* text: groups only */
     int color;                       /* text: ANSI colours */
     int timings;                     /* print timings (off in golden tests) */
+    unsigned limit;                  /* text: groups shown per kind, 0 = all */
+    const char *source_root;         /* sarif: --source-root, or NULL */
+    const report_notes *notes;       /* NULL: nothing was selected */
 } print_options;
+
+/* The JSON report's format version: a baseline (spider/baseline.h) of
+ * another major version is refused. */
+#define REPORT_FORMAT_VERSION "1.0"
 
 void report_print_text(const report *r, const print_options *o, FILE *out);
 void report_print_json(const report *r, const print_options *o, FILE *out);
+/* SARIF 2.1.0 (spider/report_sarif.c, docs/report.md). */
+void report_print_sarif(const report *r, const print_options *o, FILE *out);
+/* A group as the JSON report shows it (a cJSON object the caller frees
+ * with cJSON_Delete), without its baseline state: baselines, fingerprints
+ * and filters read groups through it, so that they see every field a kind
+ * has. */
+struct cJSON *report_group_json(const race_group *g);
+/* The correlated pairs as a JSON array (summary.correlated_pairs, and
+ * --list-correlations); the caller frees it with cJSON_Delete. */
+struct cJSON *report_correlations_json(const correlation_ref *c, size_t n);
 
 #endif

@@ -4,8 +4,9 @@
  *   check-smt2 [--floating] [--queries K] [--seed S] TRACE...
  *
  * Builds Φ for the trace and draws K random queries of every shape the
- * analyses ask (O(a) = O(b), O(a) < O(b), O(p) < O(r) < O(c) and
- * O(r) < O(p) ∨ O(c) < O(r) over random events).  Each is answered three ways:
+ * analyses ask (O(a) = O(b), O(a) < O(b), O(p) < O(r) < O(c),
+ * O(r) < O(p) ∨ O(c) < O(r), and the multi-variable pair: both of bx, by
+ * between a1 and a2, and its negation, over random events).  Each is answered three ways:
  * through the Z3 API with spider's fast set-up, through the Z3 API with
  * Z3's default set-up, and by the z3 command on the SMT-LIB2 text that
  * --emit-smt2 writes (one push/check-sat/pop per query).  The exact
@@ -48,7 +49,8 @@ static hb_query any_query(uint32_t n_events)
 static hb_query random_query(uint32_t n_events)
 {
     uint32_t a = rnd(n_events), b = rnd(n_events), c = rnd(n_events);
-    switch (rnd(5)) {
+    uint32_t d = rnd(n_events);
+    switch (rnd(7)) {
     case 0:
         return hb_query_simultaneous(a, b);
     case 1:
@@ -57,6 +59,10 @@ static hb_query random_query(uint32_t n_events)
         return hb_query_between(a, b, c);
     case 3:
         return hb_query_outside(a, b, c);
+    case 4:
+        return hb_query_both_between(a, b, c, d);
+    case 5:
+        return hb_query_not_both_between(a, b, c, d);
     default:
         return any_query(n_events);
     }
