@@ -62,6 +62,7 @@ static void answer_unit(pool *p, hb_solver *s, uint32_t u)
 {
     const solve_work *w = p->work;
     int stop = w->stop_at_sat && w->stop_at_sat[u], done = 0;
+    run_progress *progress = engine_options(w->run)->progress;
     for (uint32_t i = w->unit_start[u]; i < w->unit_start[u + 1]; i++) {
         uint32_t c = w->order[i];
         if (done) {
@@ -75,6 +76,10 @@ static void answer_unit(pool *p, hb_solver *s, uint32_t u)
         if (decide_candidate(p, s, c, &p->verdicts[c]) != 0)
             return;
         done = stop && p->verdicts[c] == ANSWER_SAT;
+        if (progress && !done) /* the rest of the unit is counted below */
+            atomic_fetch_add(&progress->done, 1);
+        else if (progress)
+            atomic_fetch_add(&progress->done, w->unit_start[u + 1] - i);
     }
 }
 

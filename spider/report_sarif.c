@@ -205,8 +205,9 @@ static void rule_id(race_kind k, char *buf, size_t len)
             *p = '-';
 }
 
-/* "Data race: A vs B on variable x of node n1 (2 instances)". */
-static char *result_text(const race_group *g)
+/* "Data race: A vs B, variable x, node n1 (2 instances)"; json is the
+ * group's JSON form, for the fields of kinds this file does not know. */
+static char *result_text(const race_group *g, const cJSON *json)
 {
     char noun[96], *buf = NULL;
     size_t len = 0;
@@ -223,8 +224,16 @@ static char *result_text(const race_group *g)
                 g->locations[i]);
     if (g->pattern[0])
         fprintf(f, ", pattern %s", g->pattern);
-    if (g->variable)
+    const cJSON *vars = cJSON_GetObjectItemCaseSensitive(json, "variables");
+    const cJSON *v;
+    if (cJSON_IsArray(vars)) { /* a kind with several variables */
+        fputs(", variables", f);
+        cJSON_ArrayForEach(v, vars)
+            if (cJSON_IsString(v))
+                fprintf(f, " %s", v->valuestring);
+    } else if (g->variable) {
         fprintf(f, ", variable %s", g->variable);
+    }
     if (g->node)
         fprintf(f, ", node %s", g->node);
     if (g->count)
@@ -253,14 +262,14 @@ static cJSON *result(const race_group *g, int rule_index,
         cJSON_AddStringToObject(res, "kind", "open");
         cJSON_AddStringToObject(res, "level", "none");
     }
-    char *text = result_text(g);
+    cJSON *json = report_group_json(g);
+    char *text = result_text(g, json);
     cJSON_AddItemToObject(res, "message", text_message(text));
     free(text);
     cJSON *locs = cJSON_AddArrayToObject(res, "locations");
     for (uint32_t i = 0; i < g->n_locations; i++)
         cJSON_AddItemToArray(locs, side_location(g, i, o));
     cJSON_AddItemToObject(res, "relatedLocations", related(g));
-    cJSON *json = report_group_json(g);
     char *identity = group_identity(g->kind, json), fp[17];
     cJSON_Delete(json);
     fingerprint(identity, fp);

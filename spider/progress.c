@@ -1,0 +1,195 @@
+/*
+ * progress.c — the progress line (progress.h).
+ */
+#include "progress.h"
+
+#include "../traces/alloc.h"
+
+#include <dirent.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+struct progress {
+    FILE *out;
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    int stopping;                    /* under lock */
+    _Atomic int phase;               /* progress_phase */
+    uint64_t events;                 /* PHASE_PRUNE's, under lock */
+    uint64_t bytes, total_bytes;     /* bytes: atomic, by the loader */
+    run_progress counts;
+    double phase_start;              /* under lock */
+    FILE *held, *held_to;            /* progress_hold() */
+    char *held_text;
+    size_t held_len;
+};
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* A file's size, or the sizes of a directory's regular files (what the
+ * loader reads). */
+static uint64_t input_size(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return 0;
+    if (!S_ISDIR(st.st_mode))
+        return S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+    DIR *d = opendir(path);
+    uint64_t sum = 0;
+    struct dirent *de;
+    while (d && (de = readdir(d))) {
+        char full[4096];
+        snprintf(full, sizeof full, "%s/%s", path, de->d_name);
+        if (stat(full, &st) == 0 && S_ISREG(st.st_mode))
+            sum += (uint64_t)st.st_size;
+    }
+    if (d)
+        closedir(d);
+    return sum;
+}
+
+static void human_time(double s, char *buf, size_t len)
+{
+    if (s < 60)
+        snprintf(buf, len, "%.0f s", s);
+    else if (s < 3600)
+        snprintf(buf, len, "%d min %02d s", (int)s / 60, (int)s % 60);
+    else
+        snprintf(buf, len, "%.1f h", s / 3600);
+}
+
+/* The line of the current phase, into buf. */
+static void describe(progress *p, double t, char *buf, size_t len)
+{
+    int phase = atomic_load(&p->phase);
+    if (phase == PHASE_LOAD) {
+        uint64_t b = __atomic_load_n(&p->bytes, __ATOMIC_RELAXED);
+        snprintf(buf, len, "spider: loading %.1f of %.1f MB", b / 1e6,
+                 p->total_bytes / 1e6);
+        return;
+    }
+    if (phase == PHASE_PRUNE) {
+        snprintf(buf, len, "spider: pruning %llu events",
+                 (unsigned long long)p->events);
+        return;
+    }
+    uint64_t done = atomic_load(&p->counts.done);
+    uint64_t total = atomic_load(&p->counts.total);
+    double rate = t > 0 ? done / t : 0;
+    int n = snprintf(buf, len, "spider: %llu of %llu candidates decided "
+                     "(%.0f%%, %.0f/s", (unsigned long long)done,
+                     (unsigned long long)total,
+                     total ? 100.0 * done / total : 100.0, rate);
+    if (n < 0 || (size_t)n >= len)
+        return;
+    if (rate > 0 && done < total) {
+        char left[32];
+        human_time((total - done) / rate, left, sizeof left);
+        snprintf(buf + n, len - (size_t)n, ", %s left)", left);
+    } else {
+        snprintf(buf + n, len - (size_t)n, ")");
+    }
+}
+
+/* Redraws at most 10 times a second until stopped. */
+static void *run(void *arg)
+{
+    progress *p = arg;
+    pthread_mutex_lock(&p->lock);
+    while (!p->stopping) {
+        char line[160];
+        describe(p, now() - p->phase_start, line, sizeof line);
+        fprintf(p->out, "\r\033[K%s", line);
+        fflush(p->out);
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += 100 * 1000 * 1000;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        while (!p->stopping &&
+               pthread_cond_timedwait(&p->wake, &p->lock, &until) == 0)
+            ;
+    }
+    fputs("\r\033[K", p->out); /* the report starts on a clean line */
+    fflush(p->out);
+    pthread_mutex_unlock(&p->lock);
+    return NULL;
+}
+
+progress *progress_start(FILE *out, const char *const *paths, size_t n)
+{
+    progress *p = xcalloc(1, sizeof *p);
+    p->out = out;
+    for (size_t i = 0; i < n; i++)
+        p->total_bytes += input_size(paths[i]);
+    atomic_init(&p->phase, PHASE_LOAD);
+    atomic_init(&p->counts.done, 0);
+    atomic_init(&p->counts.total, 0);
+    p->phase_start = now();
+    pthread_mutex_init(&p->lock, NULL);
+    pthread_cond_init(&p->wake, NULL);
+    if (pthread_create(&p->thread, NULL, run, p) != 0) {
+        pthread_mutex_destroy(&p->lock);
+        pthread_cond_destroy(&p->wake);
+        free(p);
+        return NULL;
+    }
+    return p;
+}
+
+uint64_t *progress_bytes(progress *p) { return p ? &p->bytes : NULL; }
+
+run_progress *progress_counts(progress *p) { return p ? &p->counts : NULL; }
+
+void progress_phase_set(progress *p, progress_phase phase, uint64_t events)
+{
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->lock);
+    p->events = events;
+    p->phase_start = now();
+    atomic_store(&p->phase, phase);
+    pthread_mutex_unlock(&p->lock);
+}
+
+FILE *progress_hold(progress *p, FILE *to)
+{
+    if (!p || !to || p->held)
+        return to;
+    p->held = open_memstream(&p->held_text, &p->held_len);
+    if (!p->held)
+        return to;
+    p->held_to = to;
+    return p->held;
+}
+
+void progress_end(progress **pp)
+{
+    progress *p = *pp;
+    if (!p)
+        return;
+    *pp = NULL;
+    pthread_mutex_lock(&p->lock);
+    p->stopping = 1;
+    pthread_cond_signal(&p->wake);
+    pthread_mutex_unlock(&p->lock);
+    pthread_join(p->thread, NULL);
+    pthread_mutex_destroy(&p->lock);
+    pthread_cond_destroy(&p->wake);
+    if (p->held && fclose(p->held) == 0 && p->held_len)
+        fwrite(p->held_text, 1, p->held_len, p->held_to);
+    free(p->held_text);
+    free(p);
+}
