@@ -18,7 +18,8 @@ generator's stderr) in PATH.coverage; the totals over the run are printed,
 and with --min-coverage=N a feature hit fewer than N times in all (or no
 coverage file at all) is a failure.  --extra=ARG adds ARG to every spider
 run (repeat it for more), e.g. --extra=--atomicity: the atomicity groups
-are then compared too.
+are then compared too (and --extra=--multi-variable the multi-variable
+ones, with the correlated pairs of the summary).
 
 Prints one "not ok: ..." line per failure and a closing "N checks, N failed";
 exits 1 on any failure.
@@ -30,7 +31,8 @@ import sys
 
 SPIDER = os.environ.get("SPIDER", "./bin/spider")
 EXTRA = []          # --extra=ARG: added to every spider run (e.g. --atomicity)
-KINDS = ("data_races", "message_races", "handler_races", "atomicity_violations")
+KINDS = ("data_races", "message_races", "handler_races", "atomicity_violations",
+         "multi_variable_violations")
 checks = failures = 0
 decided = {}
 removed = {}

@@ -40,4 +40,19 @@ done
 echo "== with --atomicity --atomicity-patterns=all"
 python3 tests/differential.py exact --extra=--atomicity --extra=--atomicity-patterns=all "$@" \
     && ok || not_ok "differential checks with --atomicity (above)"
+
+# --multi-variable: the same comparisons on the bundled example and 120 of
+# the random traces (gen-trace's --correlated knob puts correlated pairs
+# in them); the default engine decides while it generates (hb_order) and
+# --solver=z3 asks Z3 about every candidate.
+MULTIVAR_SEEDS=${MULTIVAR_SEEDS:-120}
+set -- benchmarks/multivar/*/
+seed=1
+while [ $seed -le "$SEEDS" ] && [ $seed -le "$MULTIVAR_SEEDS" ]; do
+    set -- "$@" "$TMP/g$seed"
+    seed=$((seed + 1))
+done
+echo "== with --multi-variable"
+python3 tests/differential.py exact --extra=--multi-variable "$@" \
+    && ok || not_ok "differential checks with --multi-variable (above)"
 finish

@@ -24,4 +24,8 @@ python3 tests/differential.py prune --min-coverage=20 "$@" && ok || not_ok "diff
 echo "== with --atomicity --atomicity-patterns=all"
 python3 tests/differential.py prune --extra=--atomicity --extra=--atomicity-patterns=all \
     benchmarks/atomicity/*/ "$@" && ok || not_ok "differential checks with --atomicity (above)"
+# and with --multi-variable (correlated pairs are mined before pruning)
+echo "== with --multi-variable"
+python3 tests/differential.py prune --extra=--multi-variable \
+    benchmarks/multivar/*/ "$@" && ok || not_ok "differential checks with --multi-variable (above)"
 finish
