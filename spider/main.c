@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -232,9 +233,14 @@ static int parse_select_option(cli *c, int opt, const char *arg)
 {
     char why[384];
     switch (opt) {
-    case OPT_SOURCE_ROOT:
+    case OPT_SOURCE_ROOT: {
+        struct stat st;
         c->source_root = arg;
-        return 0;
+        if (stat(arg, &st) == 0 && S_ISDIR(st.st_mode))
+            return 0;
+        fprintf(stderr, "spider: --source-root: %s is not a directory\n", arg);
+        return -1;
+    }
     case OPT_BASELINE:
         c->baseline = arg;
         return 0;

@@ -74,8 +74,11 @@ static void describe(progress *p, double t, char *buf, size_t len)
     int phase = atomic_load(&p->phase);
     if (phase == PHASE_LOAD) {
         uint64_t b = __atomic_load_n(&p->bytes, __ATOMIC_RELAXED);
-        snprintf(buf, len, "spider: loading %.1f of %.1f MB", b / 1e6,
-                 p->total_bytes / 1e6);
+        if (p->total_bytes >= b) /* else a pipe, or a file that grew */
+            snprintf(buf, len, "spider: loading %.1f of %.1f MB", b / 1e6,
+                     p->total_bytes / 1e6);
+        else
+            snprintf(buf, len, "spider: loading %.1f MB", b / 1e6);
         return;
     }
     if (phase == PHASE_PRUNE) {

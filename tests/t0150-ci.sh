@@ -88,6 +88,9 @@ phys = sorted((l["physicalLocation"]["artifactLocation"]["uri"],
 assert phys == [("demo/Store.java", "SRCROOT", n) for n in (21, 34, 36, 48)], phys
 PY
 
+expect_status 2 $SPIDER -f sarif --source-root="$TMP/no-such-dir" $CI/after
+grep -q "spider: --source-root: $TMP/no-such-dir is not a directory" "$TMP/err" && ok || not_ok "bad --source-root named"
+
 # the SARIF Multitool's validator: zero errors on every file
 if [ -x "$MULTITOOL" ]; then
     rm -f "$TMP/validation.sarif"
