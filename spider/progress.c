@@ -88,6 +88,10 @@ static void describe(progress *p, double t, char *buf, size_t len)
     }
     uint64_t done = atomic_load(&p->counts.done);
     uint64_t total = atomic_load(&p->counts.total);
+    if (total == 0) { /* the analyses are still generating */
+        snprintf(buf, len, "spider: finding candidates");
+        return;
+    }
     double rate = t > 0 ? done / t : 0;
     int n = snprintf(buf, len, "spider: %llu of %llu candidates decided "
                      "(%.0f%%, %.0f/s", (unsigned long long)done,

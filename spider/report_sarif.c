@@ -371,7 +371,8 @@ void report_print_sarif(const report *r, const print_options *o, FILE *out)
     add_results(results, r->groups, r->n_groups, rule_of, o);
     add_results(results, r->open, r->n_open, rule_of, o);
     cJSON *inv = cJSON_CreateObject();
-    cJSON_AddBoolToObject(inv, "executionSuccessful", 1);
+    /* interrupted (SIGINT/SIGTERM): what was decided so far */
+    cJSON_AddBoolToObject(inv, "executionSuccessful", !r->summary.partial);
     cJSON_AddItemToArray(cJSON_AddArrayToObject(run, "invocations"), inv);
     cJSON_AddStringToObject(run, "columnKind", "unicodeCodePoints");
     char *text = cJSON_Print(root);
