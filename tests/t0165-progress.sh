@@ -15,9 +15,9 @@ grep -q "$(printf '\033')\[K" "$TMP/plain.err" && not_ok "no TTY, yet a progress
 grep -q 'candidates decided\|loading' "$TMP/plain.err" && not_ok "no TTY: progress text on stderr" || ok
 
 # under script: stdout and stderr are the pseudo-terminal
-start=$(date +%s.%N)
+start=$(date +%s%N)
 script -qec "$RUN $TMP/cyclon" /dev/null >"$TMP/tty.raw" 2>&1
-secs=$(echo "$(date +%s.%N) - $start" | bc)
+secs=$(( ($(date +%s%N) - start) / 1000000 ))e-3
 python3 - "$TMP/tty.raw" "$TMP/plain.out" "$secs" <<'PY' && ok || not_ok "progress under a TTY"
 import re, sys
 raw = open(sys.argv[1], newline="").read()
