@@ -29,7 +29,7 @@ MANDIR = $(PREFIX)/share/man/man1
 DOCDIR = $(PREFIX)/share/doc/spider
 OBJ ?= build
 
-LIB_SRC = traces/alloc.c traces/trace_load.c traces/trace_intern.c traces/trace_derive.c \
+LIB_SRC = traces/alloc.c traces/text.c traces/trace_load.c traces/trace_intern.c traces/trace_derive.c \
           prune/prune.c \
           encode/encode.c encode/encode_z3.c encode/encode_smt2.c encode/encode_slice.c encode/encode_query.c \
           spider/engine.c spider/engine_shortcut.c spider/engine_pool.c \
@@ -39,7 +39,7 @@ LIB_SRC = traces/alloc.c traces/trace_load.c traces/trace_intern.c traces/trace_
           spider/report_text.c spider/report_json.c spider/report_sarif.c \
           spider/kinds.c spider/filter.c spider/suppress.c spider/baseline.c \
           spider/select.c spider/progress.c
-HEADERS = traces/alloc.h traces/trace.h traces/trace_internal.h encode/encode.h prune/prune.h \
+HEADERS = traces/alloc.h traces/text.h traces/trace.h traces/trace_internal.h encode/encode.h prune/prune.h \
           spider/spider.h spider/engine.h spider/correlation.h \
           spider/filter.h spider/suppress.h spider/baseline.h spider/select.h spider/progress.h
 LIB_OBJ = $(LIB_SRC:%.c=$(OBJ)/%.o)

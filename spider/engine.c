@@ -149,11 +149,14 @@ static uint32_t new_group(grouper *g, const group_key *key, const uint32_t *ev)
     memset(gs, 0, sizeof *gs);
     gs->key = *key;
     if (analyses[key->kind]->symmetric) {
-        char la[64], lb[64];
+        /* whole locations: "thread#index" of a long thread name too */
+        char *la = event_location_dup(g->t, ev[0]);
+        char *lb = event_location_dup(g->t, ev[1]);
         int a_is_lo = trace_loc_id(g->t, ev[0]) == key->loc[0];
-        int c = strcmp(event_location(g->t, ev[0], la, sizeof la),
-                       event_location(g->t, ev[1], lb, sizeof lb));
+        int c = strcmp(la, lb);
         gs->lo_first = a_is_lo ? c <= 0 : c >= 0;
+        free(la);
+        free(lb);
     }
     group_entry *entry = xmalloc(sizeof *entry);
     entry->key = *key;
@@ -600,12 +603,13 @@ static void explain_inconsistent(const trace *t, const hb_model *m, char *err,
                      "these events as the trace says (its happens-before "
                      "model is unsatisfiable):");
     for (size_t i = 0; i < n && w > 0 && (size_t)w < err_len; i++) {
-        char buf[64];
         const event *e = &t->events[events[i]];
+        char *loc = event_location_dup(t, events[i]);
         w += snprintf(err + w, err_len - (size_t)w, "%s %s:%u %s %s",
                       i ? (n > 1 && i + 1 == n && n == 8 ? " ... " : ",") : "",
                       t->files[e->file], e->line, event_kind_name(e->kind),
-                      event_location(t, events[i], buf, sizeof buf));
+                      loc);
+        free(loc);
     }
 }
 
@@ -651,11 +655,10 @@ static int decide(engine_run *run, hb_answer *verdict, char *err,
 
 static event_ref ref_of(const trace *t, uint32_t e)
 {
-    char buf[64];
     const event *ev = &t->events[e];
     return (event_ref){
         .thread = xstrdup(t->strings[t->threads[ev->thread].name]),
-        .location = xstrdup(event_location(t, e, buf, sizeof buf)),
+        .location = event_location_dup(t, e),
         .file = xstrdup(t->files[ev->file]), .line = ev->line,
         .type = event_kind_name(ev->kind), .index = ev->pos};
 }

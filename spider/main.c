@@ -9,6 +9,9 @@
 #include "progress.h"
 #include "select.h"
 
+#include "../traces/text.h"
+
+#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -442,6 +445,15 @@ static int selecting(const cli *c)
            c->filter.node || c->filter.match;
 }
 
+/* One error line; the message names files and values of the input, whose
+ * control characters are escaped (they could forge a line otherwise). */
+static void print_error(const char *err)
+{
+    fputs("spider: ", stderr);
+    text_put(stderr, err);
+    fputc('\n', stderr);
+}
+
 /* Reads --baseline and --suppressions before the trace, so that a bad one
  * costs no analysis. */
 static int load_selection(const cli *c, select_options *sel)
@@ -479,7 +491,7 @@ int main(int argc, char **argv)
     uint8_t *keep = NULL;
     prune_stats pruning = {0};
     report *r = NULL;
-    char err[512] = "";
+    char err[8192] = ""; /* a path may be 4096 bytes, and more */
     select_options sel = {0};
     report_notes notes;
     progress *prog = NULL;
@@ -526,14 +538,14 @@ int main(int argc, char **argv)
     if (trace_load((const char *const *)argv + optind, (size_t)(argc - optind),
                    &topts, &t, err, sizeof err) != TRACE_OK) {
         progress_end(&prog);
-        fprintf(stderr, "spider: %s\n", err);
+        print_error(err);
         goto cleanup;
     }
     if ((c.multi_variable || c.list_correlations) &&
         correlation_find(t, &c.correlation, topts.warnings, &corr,
                          err, sizeof err) != 0) {
         progress_end(&prog);
-        fprintf(stderr, "spider: %s\n", err);
+        print_error(err);
         goto cleanup;
     }
     if (c.list_correlations) {
@@ -579,7 +591,7 @@ int main(int argc, char **argv)
     r = analyse(t, m, &aopts, err, sizeof err);
     progress_end(&prog); /* the report starts on a clean line */
     if (!r) {
-        fprintf(stderr, "spider: %s\n", err);
+        print_error(err);
         goto cleanup;
     }
     if (c.multi_variable) {
@@ -616,7 +628,11 @@ cleanup:
     free(keep);
     correlation_free(&corr);
     trace_free(t);
-    if (fflush(stdout) != 0)
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        /* a report that did not reach its reader is no verdict */
+        fprintf(stderr, "spider: cannot write the report to standard "
+                "output: %s\n", strerror(errno ? errno : EIO));
         status = EXIT_BAD_INPUT;
     return status;
 }
+    }

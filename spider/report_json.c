@@ -5,6 +5,8 @@
  */
 #include "spider.h"
 
+#include "../traces/text.h"
+
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdlib.h>
@@ -202,6 +204,11 @@ static cJSON *summary_json(const report *r)
     add_u64(o, "warnings", s->trace.warnings);
     add_u64(o, "skipped_events", s->trace.events_skipped);
     add_u64(o, "truncated_files", s->trace.truncated_files);
+    /* only when there are some: reports of ordinary runs stay the same */
+    if (s->trace.files_skipped)
+        add_u64(o, "skipped_files", s->trace.files_skipped);
+    if (s->trace.joins_unknown)
+        add_u64(o, "joins_of_unknown_threads", s->trace.joins_unknown);
     return o;
 }
 
@@ -238,8 +245,13 @@ void report_print_json(const report *r, const print_options *opts, FILE *out)
         add_u64(t, "jobs", r->timings.jobs);
     }
     char *text = cJSON_Print(root);
-    fputs(text, out);
+    /* cJSON copies invalid UTF-8 of the trace as it is: a strict decoder
+     * would refuse the report (traces/text.h) */
+    size_t replaced;
+    char *clean = text_json_clean(text, &replaced);
+    fputs(clean, out);
     fputc('\n', out);
     free(text);
     cJSON_Delete(root);
+    free(clean);
 }

@@ -5,6 +5,7 @@
 #include "spider.h"
 
 #include "../traces/alloc.h"
+#include "../traces/text.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -75,20 +76,31 @@ static void print_header(const report *r, const style *st, FILE *out)
                 s->trace.truncated_files, s->trace.handlers_without_message,
                 s->trace.handlers_unclosed, s->trace.handler_ends_ignored,
                 s->trace.unlocks_ignored, s->trace.sections_unreleased);
+    if (s->trace.files_skipped || s->trace.joins_unknown)
+        fprintf(out, "            %u files skipped (unreadable, special or "
+                "read twice), %u JOINs of threads with no event\n",
+                s->trace.files_skipped, s->trace.joins_unknown);
 }
 
+/* Names of the trace go through text_safe(): a control character in one
+ * would reach the terminal (traces/text.h). */
 static void print_side(const event_ref *e, const char *role, FILE *out)
 {
-    fprintf(out, "       %-4s %-28s %s:%u%s\n", e->type, e->thread, e->file,
-            e->line, role);
+    text_pool tp = {0};
+    fprintf(out, "       %-4s %-28s %s:%u%s\n", e->type,
+            text_safe(&tp, e->thread), text_safe(&tp, e->file), e->line, role);
+    text_pool_free(&tp);
 }
 
 /* "A  vs  B", or "P  /  R  /  C". */
 static void print_locations(const race_group *g, const style *st, FILE *out)
 {
     const char *sep = g->n_locations == 2 ? "  vs  " : "  /  ";
+    text_pool tp = {0};
     for (uint32_t i = 0; i < g->n_locations; i++)
-        fprintf(out, "%s%s%s%s", i ? sep : "", st->bold, g->locations[i], st->off);
+        fprintf(out, "%s%s%s%s", i ? sep : "", st->bold,
+                text_safe(&tp, g->locations[i]), st->off);
+    text_pool_free(&tp);
 }
 
 static void print_group(const race_group *g, size_t n, const style *st,
@@ -106,39 +118,43 @@ static void print_group(const race_group *g, size_t n, const style *st,
     else if (g->baseline == BASELINE_KNOWN)
         fprintf(out, " %s[known]%s", st->dim, st->off);
     fputc('\n', out);
+    text_pool tp = {0};
+    const char *node = text_safe(&tp, g->node), *var = text_safe(&tp, g->variable);
     if (g->kind == RACE_MESSAGE) {
         fprintf(out, "     messages received by %s on node %s; e.g.\n",
-                g->events[2].thread, g->node);
+                text_safe(&tp, g->events[2].thread), node);
         print_side(&g->events[0], "", out);
         print_side(&g->events[1], "", out);
         fprintf(out, "     received at %s:%u and %s:%u\n",
-                g->events[2].file, g->events[2].line, g->events[3].file,
-                g->events[3].line);
+                text_safe(&tp, g->events[2].file), g->events[2].line,
+                text_safe(&tp, g->events[3].file), g->events[3].line);
     } else if (g->kind == RACE_ATOMICITY) {
         fprintf(out, "     %s on variable %s of node %s: the %s of %s can fall "
                 "between the %s and the %s of %s; e.g.\n", g->pattern,
-                g->variable, g->node, g->events[1].type, g->events[1].thread,
-                g->events[0].type, g->events[2].type, g->events[0].thread);
+                var, node, g->events[1].type, text_safe(&tp, g->events[1].thread),
+                g->events[0].type, g->events[2].type,
+                text_safe(&tp, g->events[0].thread));
         static const char *const roles[3] = {"   (p)", "   (r)", "   (c)"};
         for (uint32_t i = 0; i < 3; i++)
             print_side(&g->events[i], roles[i], out);
     } else if (g->kind == RACE_MULTIVAR) {
         fprintf(out, "     %s on correlated variables x = %s, y = %s of node "
                 "%s: the %s x and %s y of %s can both fall between the %s x "
-                "and the %s y of %s; e.g.\n", g->pattern, g->variable,
-                g->variable_y, g->node, g->events[2].type, g->events[3].type,
-                g->events[2].thread, g->events[0].type, g->events[1].type,
-                g->events[0].thread);
+                "and the %s y of %s; e.g.\n", g->pattern, var,
+                text_safe(&tp, g->variable_y), node, g->events[2].type,
+                g->events[3].type, text_safe(&tp, g->events[2].thread),
+                g->events[0].type, g->events[1].type,
+                text_safe(&tp, g->events[0].thread));
         static const char *const roles[4] = {"   (a1)", "   (a2)", "   (bx)",
                                              "   (by)"};
         for (uint32_t i = 0; i < 4; i++)
             print_side(&g->events[i], roles[i], out);
     } else {
-        fprintf(out, "     variable %s on node %s; e.g.\n", g->variable,
-                g->node);
+        fprintf(out, "     variable %s on node %s; e.g.\n", var, node);
         for (uint32_t i = 0; i < g->n_events; i++)
             print_side(&g->events[i], "", out);
     }
+    text_pool_free(&tp);
 }
 
 /* Atomicity violations read best by CTrigger's rank: smallest gap first. */

@@ -117,6 +117,8 @@ typedef struct trace_stats {
     uint32_t sections_unreleased, unlocks_ignored;
     uint32_t events_skipped;        /* --lenient: bad events dropped */
     uint32_t truncated_files;       /* last object cut off */
+    uint32_t files_skipped;         /* unreadable, special or read twice */
+    uint32_t joins_unknown;         /* JOIN of a thread with no events */
     uint32_t warnings;
 } trace_stats;
 
@@ -191,5 +193,7 @@ static inline uint32_t trace_loc_id(const trace *t, uint32_t e)
 /* The location of an event as reported: its `loc`, or "thread#index".
  * Writes into buf and returns it. */
 const char *event_location(const trace *t, uint32_t ev, char *buf, size_t len);
+/* The same, whole however long the thread name is; the caller frees it. */
+char *event_location_dup(const trace *t, uint32_t ev);
 
 #endif

@@ -46,6 +46,21 @@ static void build_program_order(trace *t, trace_order order)
     }
 }
 
+/* A JOIN of a thread that has no event in the trace orders nothing: a
+ * misspelt name, or a thread that was not traced; said, not silent. */
+static void check_joins(trace *t, const trace_options *opts)
+{
+    for (uint32_t i = 0; i < t->n_events; i++) {
+        const event *e = &t->events[i];
+        if (e->kind != EV_JOIN || t->threads[e->object].n_events)
+            continue;
+        t->stats.joins_unknown++;
+        trace_warn(t, opts, "%s:%u: JOIN of thread %s, which has no event in "
+                   "the trace; it orders nothing", t->files[e->file], e->line,
+                   t->strings[t->threads[e->object].name]);
+    }
+}
+
 /* ---- handlers ------------------------------------------------------------ */
 
 typedef struct u32_stack {
@@ -207,6 +222,14 @@ static void match_by_id(trace *t, uint32_t *cap, uint8_t *received)
     free(start);
 }
 
+/* a + b for byte counts (both >= 0), saturating: sizes are int64 as read
+ * and two of 9e18 would overflow; past INT64_MAX bytes no order is real
+ * anyway. */
+static int64_t add_bytes(int64_t a, int64_t b)
+{
+    return b > INT64_MAX - a ? INT64_MAX : a + b;
+}
+
 /* TCP without ids: the k-th byte sent on a channel is the k-th received;
  * a RCV follows every SND whose bytes it consumes. */
 static void match_byte_streams(trace *t, uint32_t *cap, uint8_t *received)
@@ -222,16 +245,17 @@ static void match_byte_streams(trace *t, uint32_t *cap, uint8_t *received)
         int64_t s_lo = 0, r_lo = 0; /* first byte of send s, of receive r */
         for (uint32_t r = rcv[c]; r < rcv[c + 1]; r++) {
             uint32_t ev = rcv_order[r];
-            int64_t r_hi = r_lo + t->events[ev].size;
-            while (s < snd[c + 1] && s_lo + t->events[snd_order[s]].size <= r_lo)
-                s_lo += t->events[snd_order[s++]].size;
+            int64_t r_hi = add_bytes(r_lo, t->events[ev].size);
+            while (s < snd[c + 1] &&
+                   add_bytes(s_lo, t->events[snd_order[s]].size) <= r_lo)
+                s_lo = add_bytes(s_lo, t->events[snd_order[s++]].size);
             consumed.n = 0;
             int64_t lo = s_lo;
             for (uint32_t k = s; k < snd[c + 1] && lo < r_hi; k++) {
                 int64_t size = t->events[snd_order[k]].size;
                 if (size > 0)
                     push(&consumed, snd_order[k]);
-                lo += size;
+                lo = add_bytes(lo, size);
             }
             if (consumed.n) {
                 add_match(t, cap, ev, consumed.v, consumed.n, 1);
@@ -254,24 +278,34 @@ static void match_messages(trace *t, const trace_options *opts)
     uint8_t *received = xcalloc(t->n_events, 1);
     match_by_id(t, &cap, received);
     match_byte_streams(t, &cap, received);
+    const event *first_snd = NULL, *first_rcv = NULL; /* named in warnings */
     for (uint32_t i = 0; i < t->n_events; i++) {
         const event *e = &t->events[i];
-        if (e->kind == EV_SND && !received[i])
+        if (e->kind == EV_SND && !received[i]) {
             t->stats.sends_unreceived++;
+            first_snd = first_snd ? first_snd : e;
+        }
         if (e->kind == EV_RCV) {
-            if (e->match == NONE)
+            if (e->match == NONE) {
                 t->stats.rcvs_unmatched++;
-            else
+                first_rcv = first_rcv ? first_rcv : e;
+            } else {
                 t->stats.rcvs_matched++;
+            }
         }
     }
     free(received);
-    if (t->stats.sends_unreceived)
-        trace_warn(t, opts, "%u sends were never received (they order "
-                   "nothing)", t->stats.sends_unreceived);
-    if (t->stats.rcvs_unmatched)
-        trace_warn(t, opts, "%u receives have no send in the trace (they "
-                   "order nothing)", t->stats.rcvs_unmatched);
+    uint32_t ns = t->stats.sends_unreceived, nr = t->stats.rcvs_unmatched;
+    if (ns)
+        trace_warn(t, opts, "%s:%u: %u %s never received (%s nothing)",
+                   t->files[first_snd->file], first_snd->line, ns,
+                   ns == 1 ? "send was" : "sends were, the first here,",
+                   ns == 1 ? "it orders" : "they order");
+    if (nr)
+        trace_warn(t, opts, "%s:%u: %u %s no send in the trace (%s "
+                   "nothing)", t->files[first_rcv->file], first_rcv->line, nr,
+                   nr == 1 ? "receive has" : "receives, the first here, have",
+                   nr == 1 ? "it orders" : "they order");
 }
 
 /* ---- locks --------------------------------------------------------------- */
@@ -369,7 +403,8 @@ static void find_wait_candidates(trace *t)
 
 void trace_derive(trace *t, const trace_options *opts)
 {
-        build_program_order(t, opts->order);
+    build_program_order(t, opts->order);
+    check_joins(t, opts);
     bind_handlers(t, opts);
     match_messages(t, opts);
     find_lock_sections(t, opts);

@@ -8,6 +8,7 @@
  */
 #include "trace_internal.h"
 #include "alloc.h"
+#include "text.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static const char *const kind_names[EV_KIND_MAX + 1] = {
     NULL, "CREATE", "START", "END", "JOIN", "LOG", "R", "W", "SND", "RCV",
@@ -54,6 +56,21 @@ const char *event_location(const trace *t, uint32_t ev, char *buf, size_t len)
     return buf;
 }
 
+char *event_location_dup(const trace *t, uint32_t ev)
+{
+    const event *e = &t->events[ev];
+    if (e->loc != STR_NONE)
+        return xstrdup(t->strings[e->loc]);
+    const char *name = t->strings[t->threads[e->thread].name];
+    size_t len = strlen(name) + 16;
+    char *s = xmalloc(len);
+    snprintf(s, len, "%s#%u", name, e->input_index);
+    return s;
+}
+
+/* A warning names files, types and threads of the input: it is written
+ * through text_put() so that no control character of theirs reaches the
+ * terminal. */
 void trace_warn(trace *t, const trace_options *opts, const char *fmt, ...)
 {
     t->stats.warnings++;
@@ -61,10 +78,14 @@ void trace_warn(trace *t, const trace_options *opts, const char *fmt, ...)
         return;
     va_list ap;
     va_start(ap, fmt);
-    fputs("spider: warning: ", opts->warnings);
-    vfprintf(opts->warnings, fmt, ap);
-    fputc('\n', opts->warnings);
+    char *line = NULL;
+    if (vasprintf(&line, fmt, ap) < 0)
+        alloc_fail(strlen(fmt), "a warning");
     va_end(ap);
+    fputs("spider: warning: ", opts->warnings);
+    text_put(opts->warnings, line);
+    fputc('\n', opts->warnings);
+    free(line);
 }
 
 /* ---- reading one buffer ------------------------------------------------ */
@@ -75,6 +96,7 @@ typedef struct reader {
     const char *name;
     uint32_t file;
     const char *start, *end, *p;
+    const char *obj_text;   /* the object being converted */
     uint32_t line;          /* line of p */
     const char *line_start; /* first byte of p's line */
     uint32_t events_cap;
@@ -85,11 +107,18 @@ typedef struct reader {
     const char *resume;
 } reader;
 
+/* Whether s ends a line: LF, CR LF (at its LF), or a CR alone (old Mac
+ * line ends: counted too, so that errors name the right line). */
+static int ends_line(const char *s, const char *end)
+{
+    return *s == '\n' || (*s == '\r' && (s + 1 >= end || s[1] != '\n'));
+}
+
 /* Moves r->p to q, keeping line and line_start in step. */
 static void advance_to(reader *r, const char *q)
 {
     for (const char *s = r->p; s < q; s++)
-        if (*s == '\n') {
+        if (ends_line(s, r->end)) {
             r->line++;
             r->line_start = s + 1;
         }
@@ -111,7 +140,7 @@ static void position_of(const reader *r, const char *q, uint32_t *line,
     uint32_t l = r->line;
     const char *ls = r->line_start;
     for (const char *s = r->p; s < q && s < r->end; s++)
-        if (*s == '\n') {
+        if (ends_line(s, r->end)) {
             l++;
             ls = s + 1;
         }
@@ -125,13 +154,25 @@ static int fail_at(reader *r, const char *q, const char *fmt, ...)
 {
     uint32_t line, col;
     position_of(r, q, &line, &col);
-    int n = snprintf(r->err, r->err_len, "%s:%u:%u: ", r->name, line, col);
-    if (n < 0 || (size_t)n >= r->err_len)
-        return TRACE_ERR;
+    char *why = NULL;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(r->err + n, r->err_len - (size_t)n, fmt, ap);
+    if (vasprintf(&why, fmt, ap) < 0)
+        alloc_fail(strlen(fmt), "an error message");
     va_end(ap);
+    /* a name too long for err loses its beginning, never line, column or
+     * reason */
+    size_t tail = (size_t)snprintf(NULL, 0, ":%u:%u: %s", line, col, why);
+    size_t name_len = strlen(r->name), room = r->err_len > tail + 4
+                                                  ? r->err_len - tail - 4 : 0;
+    const char *name = r->name;
+    const char *cut = "";
+    if (name_len > room) {
+        name += name_len - room;
+        cut = "...";
+    }
+    snprintf(r->err, r->err_len, "%s%s:%u:%u: %s", cut, name, line, col, why);
+    free(why);
     return TRACE_ERR;
 }
 
@@ -159,70 +200,224 @@ static int object_unterminated(const char *q, const char *end)
     return 1;
 }
 
-/* Canonical text of a JSON number: integers without a fraction. */
-static void number_text(double v, char *buf, size_t len)
+/* ---- exact numbers and ids --------------------------------------------- */
+
+/* Where the text of an object's members is: cJSON keeps a number only as a
+ * double, which merges 2^53 and 2^53 + 1, or 1e400 and 2e400; ids, names
+ * and timestamps are read from the text instead (exact). */
+static const char *scan_string(const char *q, const char *end, int *st);
+
+/* One past the JSON value at q (valid JSON: cJSON has parsed it). */
+static const char *skip_value(const char *q, const char *end)
 {
-    if (v == floor(v) && fabs(v) < 9007199254740992.0)
-        snprintf(buf, len, "%lld", (long long)v);
+    int st, depth = 0;
+    if (*q != '{' && *q != '[') {
+        if (*q == '"')
+            return scan_string(q, end, &st);
+        while (q < end && !strchr(",}] \t\r\n", *q))
+            q++;
+        return q;
+    }
+    for (; q < end; q++) {
+        if (*q == '"')
+            q = scan_string(q, end, &st) - 1;
+        else if (*q == '{' || *q == '[')
+            depth++;
+        else if ((*q == '}' || *q == ']') && --depth == 0)
+            return q + 1;
+    }
+    return end;
+}
+
+static const char *skip_blank(const char *q, const char *end)
+{
+    while (q < end && (unsigned char)*q <= ' ')
+        q++;
+    return q;
+}
+
+/* The text [*vs, *ve) of member `item` of `obj`, whose text starts at
+ * r->obj_text. */
+static void raw_member(const reader *r, const cJSON *obj, const cJSON *item,
+                       const char **vs, const char **ve)
+{
+    size_t i = 0;
+    for (const cJSON *c = obj->child; c && c != item; c = c->next)
+        i++;
+    const char *q = skip_blank(r->obj_text, r->end) + 1, *end = r->end;
+    for (;; i--) {
+        int st;
+        q = skip_blank(scan_string(skip_blank(q, end), end, &st), end) + 1;
+        q = skip_blank(q, end);
+        const char *v_end = skip_value(q, end);
+        if (i == 0) {
+            *vs = q;
+            *ve = v_end;
+            return;
+        }
+        q = skip_blank(v_end, end) + 1; /* past the ',' */
+    }
+}
+
+/* Whether s[0..n) is a JSON number: -?(0|[1-9]d*)(.d+)?([eE][+-]?d+)? */
+static int is_json_number(const char *s, size_t n)
+{
+    size_t i = 0, d;
+    if (i < n && s[i] == '-')
+        i++;
+    for (d = i; i < n && isdigit((unsigned char)s[i]);)
+        i++;
+    if (i == d || (s[d] == '0' && i - d > 1))
+        return 0;
+    if (i < n && s[i] == '.') {
+        for (d = ++i; i < n && isdigit((unsigned char)s[i]);)
+            i++;
+        if (i == d)
+            return 0;
+    }
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        if (++i < n && (s[i] == '+' || s[i] == '-'))
+            i++;
+        for (d = i; i < n && isdigit((unsigned char)s[i]);)
+            i++;
+        if (i == d)
+            return 0;
+    }
+    return i == n;
+}
+
+/* The canonical text of the JSON number s[0..n): equal values, and only
+ * they, give equal texts (1.50 and 15e-1 both "1.5", 1e2 "100").  An
+ * exponent of more than 9 digits is kept as written.  Caller frees. */
+static char *number_canonical(const char *s, size_t n)
+{
+    char *out = xmalloc(n + 64), *digits = xmalloc(n + 1);
+    size_t nd = 0, i = 0;
+    int neg = s[0] == '-';
+    int64_t exp = 0;
+    i += (size_t)neg;
+    for (; i < n && isdigit((unsigned char)s[i]); i++)
+        digits[nd++] = s[i];
+    if (i < n && s[i] == '.')
+        for (i++; i < n && isdigit((unsigned char)s[i]); i++, exp--)
+            digits[nd++] = s[i];
+    if (i < n) { /* the exponent */
+        int eneg = s[++i] == '-';
+        i += s[i] == '-' || s[i] == '+';
+        while (i < n - 1 && s[i] == '0')
+            i++;
+        if (n - i > 9) {
+            memcpy(out, s, n);
+            out[n] = '\0';
+            free(digits);
+            return out;
+        }
+        int64_t e = 0;
+        for (; i < n; i++)
+            e = e * 10 + (s[i] - '0');
+        exp += eneg ? -e : e;
+    }
+    size_t lead = 0;
+    while (lead < nd && digits[lead] == '0')
+        lead++;
+    while (nd > lead && digits[nd - 1] == '0')
+        nd--, exp++;
+    const char *d = digits + lead;
+    nd -= lead;
+    if (nd == 0)
+        snprintf(out, n + 64, "0");
+    else if (exp >= 0 && (int64_t)nd + exp <= 40)
+        snprintf(out, n + 64, "%s%.*s%.*s", neg ? "-" : "", (int)nd, d,
+                 (int)exp, "0000000000000000000000000000000000000000");
+    else if (exp < 0 && -exp < (int64_t)nd)
+        snprintf(out, n + 64, "%s%.*s.%s", neg ? "-" : "",
+                 (int)(nd - (size_t)-exp), d, d + nd - (size_t)-exp);
+    else if (exp < 0 && -exp - (int64_t)nd <= 20)
+        snprintf(out, n + 64, "%s0.%.*s%.*s", neg ? "-" : "",
+                 (int)(-exp - (int64_t)nd), "00000000000000000000", (int)nd, d);
     else
-        snprintf(buf, len, "%.17g", v);
+        snprintf(out, n + 64, "%s%.*se%lld", neg ? "-" : "", (int)nd, d,
+                 (long long)exp);
+    free(digits);
+    return out;
+}
+
+static str_id intern_number(reader *r, const char *s, size_t n)
+{
+    char *c = number_canonical(s, n);
+    str_id id = intern_str(r->t, c, strlen(c));
+    free(c);
+    return id;
 }
 
 /* A string-or-number field as an interned string; STR_NONE if absent.
- * Returns -1 when present with another type. */
+ * Numbers are read exactly from the text; with numeric_canonical, a string
+ * written as a JSON number is that number ("16" is 16; "0x10", "016" and
+ * "NaN" are strings).  Returns -1 when present with another type. */
 static int text_field(reader *r, const cJSON *obj, const char *key,
                       int numeric_canonical, str_id *out)
 {
     const cJSON *f = cJSON_GetObjectItemCaseSensitive(obj, key);
-    char buf[64];
     *out = STR_NONE;
     if (!f || cJSON_IsNull(f))
         return 0;
     if (cJSON_IsNumber(f)) {
-        number_text(f->valuedouble, buf, sizeof buf);
-        *out = intern_str(r->t, buf, strlen(buf));
+        const char *vs, *ve;
+        raw_member(r, obj, f, &vs, &ve);
+        *out = intern_number(r, vs, (size_t)(ve - vs));
         return 0;
     }
     if (!cJSON_IsString(f))
         return -1;
     const char *s = f->valuestring;
-    if (numeric_canonical && *s) {
-        char *endp;
-        errno = 0;
-        double v = strtod(s, &endp);
-        if (*endp == '\0' && errno == 0 && !isspace((unsigned char)*s)) {
-            number_text(v, buf, sizeof buf);
-            *out = intern_str(r->t, buf, strlen(buf));
-            return 0;
-        }
-    }
-    *out = intern_str(r->t, s, strlen(s));
+    size_t n = strlen(s);
+    *out = numeric_canonical && is_json_number(s, n) ? intern_number(r, s, n)
+                                                     : intern_str(r->t, s, n);
     return 0;
 }
 
-/* An integer field given as a number or a numeric string. */
-static int int_field(const cJSON *obj, const char *key, int64_t *out,
-                     int *present)
+/* s[0..n) as an int64, exactly; -1 when it is not an integer in range. */
+static int parse_int64(const char *s, size_t n, int64_t *out)
+{
+    char buf[32];
+    if (n == 0 || n >= sizeof buf)
+        return -1;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    char *endp;
+    errno = 0;
+    long long v = strtoll(buf, &endp, 10);
+    if (*endp != '\0' || errno || isspace((unsigned char)buf[0]))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* An integer field given as a number or a numeric string; a number with
+ * a fraction or an exponent (1e3) must be an integer in int64's range. */
+static int int_field(const reader *r, const cJSON *obj, const char *key,
+                     int64_t *out, int *present)
 {
     const cJSON *f = cJSON_GetObjectItemCaseSensitive(obj, key);
     *present = 0;
     if (!f || cJSON_IsNull(f))
         return 0;
     if (cJSON_IsNumber(f)) {
-        if (f->valuedouble != floor(f->valuedouble) ||
-            fabs(f->valuedouble) > 9.2e18)
-            return -1;
-        *out = (int64_t)f->valuedouble;
+        const char *vs, *ve;
+        raw_member(r, obj, f, &vs, &ve);
+        double v = f->valuedouble;
+        if (parse_int64(vs, (size_t)(ve - vs), out) != 0) {
+            if (v != floor(v) || !(v >= -9223372036854775808.0 &&
+                                   v < 9223372036854775808.0))
+                return -1;
+            *out = (int64_t)v;
+        }
         *present = 1;
         return 0;
     }
     if (cJSON_IsString(f)) {
-        char *endp;
-        errno = 0;
-        long long v = strtoll(f->valuestring, &endp, 10);
-        if (*f->valuestring == '\0' || *endp != '\0' || errno)
+        if (parse_int64(f->valuestring, strlen(f->valuestring), out))
             return -1;
-        *out = v;
         *present = 1;
         return 0;
     }
@@ -272,10 +467,10 @@ static const char *convert_event(reader *r, const cJSON *obj, event *e,
 
     int present;
     e->timestamp = 0;
-    if (int_field(obj, "timestamp", &e->timestamp, &present))
+    if (int_field(r, obj, "timestamp", &e->timestamp, &present))
         return "field \"timestamp\" must be an integer";
     e->size = -1;
-    if (int_field(obj, "size", &e->size, &present))
+    if (int_field(r, obj, "size", &e->size, &present))
         return "field \"size\" must be an integer";
     if (present && e->size < 0)
         return "field \"size\" must not be negative";
@@ -356,15 +551,87 @@ static const char *convert_event(reader *r, const cJSON *obj, event *e,
     return NULL;
 }
 
-static int add_event(reader *r, const cJSON *obj, const char *at)
+/* A "\u0000" inside a string of the object text [q, end), or NULL: cJSON
+ * would cut the string there ("x\u0000a" read as "x"), so such a string
+ * is refused rather than merged with another. */
+static const char *nul_escape(const char *q, const char *end)
+{
+    int in_string = 0;
+    for (; q < end; q++) {
+        if (*q == '"')
+            in_string = !in_string;
+        else if (in_string && *q == '\\') {
+            if (end - q >= 6 && memcmp(q + 1, "u0000", 5) == 0)
+                return q;
+            q++;
+        }
+    }
+    return NULL;
+}
+
+static int cmp_str_ptrs(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The first key written twice in obj (NULL if none): cJSON would use the
+ * first silently, whatever the second says. */
+static const char *duplicate_key(const cJSON *obj)
+{
+    size_t n = 0;
+    for (const cJSON *c = obj->child; c; c = c->next)
+        n++;
+    if (n < 2)
+        return NULL;
+    const char **keys = xmalloc_array(n, sizeof *keys);
+    n = 0;
+    for (const cJSON *c = obj->child; c; c = c->next)
+        keys[n++] = c->string;
+    qsort(keys, n, sizeof *keys, cmp_str_ptrs);
+    const char *dup = NULL;
+    for (size_t i = 1; i < n && !dup; i++)
+        if (strcmp(keys[i - 1], keys[i]) == 0)
+            dup = keys[i];
+    free(keys);
+    return dup;
+}
+
+/* What is wrong with the event object obj whose text is [at, end), or
+ * NULL; fills e when nothing is. */
+static const char *check_event(reader *r, const cJSON *obj, const char *at,
+                               const char *end, event *e, char *why,
+                               size_t why_len)
+{
+    if (!cJSON_IsObject(obj))
+        return "expected an event object";
+    const char *nul = nul_escape(at, end);
+    if (nul) {
+        uint32_t line, col;
+        position_of(r, nul, &line, &col);
+        snprintf(why, why_len, "a string holds \\u0000 (column %u), which "
+                 "would cut it short", col);
+        return why;
+    }
+    const char *dup = duplicate_key(obj);
+    if (dup) {
+        text_pool pool = {0};
+        snprintf(why, why_len, "key \"%.60s\" is written twice",
+                 text_safe(&pool, dup));
+        text_pool_free(&pool);
+        return why;
+    }
+    r->obj_text = at;
+    return convert_event(r, obj, e, why, why_len);
+}
+
+static int add_event(reader *r, const cJSON *obj, const char *at,
+                     const char *end)
 {
     trace *t = r->t;
-    char why[160];
+    char why[200];
     event e;
     memset(&e, 0, sizeof e);
-    const char *problem = cJSON_IsObject(obj)
-                              ? convert_event(r, obj, &e, why, sizeof why)
-                              : "expected an event object";
+    const char *problem = check_event(r, obj, at, end, &e, why, sizeof why);
     uint32_t line, col;
     position_of(r, at, &line, &col);
     if (problem) {
@@ -637,7 +904,7 @@ static int read_object(reader *r, int *stop)
                                            &parse_end, 0);
     if (!obj)
         return bad_object(r, obj_start, parse_end, stop);
-    int rc = add_event(r, obj, obj_start);
+    int rc = add_event(r, obj, obj_start, parse_end);
     cJSON_Delete(obj);
     if (rc == TRACE_OK)
         advance_to(r, parse_end);
@@ -718,6 +985,8 @@ typedef struct load_state {
     uint32_t files_cap, events_cap;
     char *err;
     size_t err_len;
+    struct stat *seen;      /* files read so far, by device and inode */
+    uint32_t n_seen, seen_cap;
 } load_state;
 
 static int load_bytes(load_state *ls, const char *name, const char *data,
@@ -736,21 +1005,21 @@ static int load_bytes(load_state *ls, const char *name, const char *data,
     return rc;
 }
 
-static int load_file(load_state *ls, const char *path)
+/* Reads f whole.  Stops early at a chunk holding a NUL byte (a binary
+ * file, or /dev/zero given as standard input): what was read up to it is
+ * enough to name it.  Returns 0, or -1 on a read error. */
+static int read_all(load_state *ls, FILE *f, char **data, size_t *len_out)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(ls->err, ls->err_len, "%s: cannot open: %s", path,
-                 strerror(errno));
-        return TRACE_ERR;
-    }
     size_t cap = 1 << 16, len = 0;
     char *buf = xmalloc(cap);
     size_t n;
     while ((n = fread(buf + len, 1, cap - len, f)) > 0) {
+        int nul = memchr(buf + len, '\0', n) != NULL;
         len += n;
         if (ls->opts->bytes_read) /* another thread shows it */
             __atomic_fetch_add(ls->opts->bytes_read, n, __ATOMIC_RELAXED);
+        if (nul)
+            break;
         if (len == cap) {
             if (cap > SIZE_MAX / 2)
                 alloc_fail(SIZE_MAX, "a trace file");
@@ -758,8 +1027,45 @@ static int load_file(load_state *ls, const char *path)
             buf = xrealloc(buf, cap);
         }
     }
-    int read_error = ferror(f);
-    fclose(f);
+    *data = buf;
+    *len_out = len;
+    return ferror(f) ? -1 : 0;
+}
+
+/* Whether the file (dev, ino) was read already; remembers it if not. */
+static int seen_before(load_state *ls, const struct stat *st)
+{
+    for (uint32_t i = 0; i < ls->n_seen; i++)
+        if (ls->seen[i].st_dev == st->st_dev && ls->seen[i].st_ino == st->st_ino)
+            return 1;
+    ALLOC_GROW(ls->seen, ls->n_seen + 1, ls->seen_cap);
+    ls->seen[ls->n_seen++] = *st;
+    return 0;
+}
+
+/* Reads a regular file, or standard input for "-". */
+static int load_file(load_state *ls, const char *path)
+{
+    int is_stdin = strcmp(path, "-") == 0;
+    FILE *f = is_stdin ? stdin : fopen(path, "rb");
+    if (!f) {
+        snprintf(ls->err, ls->err_len, "%s: cannot open: %s", path,
+                 strerror(errno));
+        return TRACE_ERR;
+    }
+    struct stat st;
+    if (!is_stdin && fstat(fileno(f), &st) == 0 && seen_before(ls, &st)) {
+        fclose(f);
+        ls->t->stats.files_skipped++;
+        trace_warn(ls->t, ls->opts, "%s: this file was read already; its "
+                   "events are not read twice", path);
+        return TRACE_OK;
+    }
+    char *buf;
+    size_t len;
+    int read_error = read_all(ls, f, &buf, &len);
+    if (!is_stdin)
+        fclose(f);
     if (read_error) {
         free(buf);
         snprintf(ls->err, ls->err_len, "%s: read error", path);
@@ -796,12 +1102,23 @@ static int load_directory(load_state *ls, const char *path)
         char *full = xmalloc(len);
         snprintf(full, len, "%.*s/%s", (int)dir_len, path, de->d_name);
         struct stat st;
-        if (stat(full, &st) == 0 && S_ISREG(st.st_mode)) {
+        int found = stat(full, &st) == 0, err = errno;
+        if (found && S_ISREG(st.st_mode)) {
             ALLOC_GROW(names, n + 1, cap);
             names[n++] = full;
-        } else {
-            free(full);
+            continue;
         }
+        /* a dangling link, a link loop, a FIFO...: said, not skipped
+         * silently (a subdirectory is not a trace file: skipped) */
+        if (!found) {
+            ls->t->stats.files_skipped++;
+            trace_warn(ls->t, ls->opts, "%s: skipped: %s", full, strerror(err));
+        } else if (!S_ISDIR(st.st_mode)) {
+            ls->t->stats.files_skipped++;
+            trace_warn(ls->t, ls->opts, "%s: skipped: not a regular file",
+                       full);
+        }
+        free(full);
     }
     closedir(d);
     if (n)
@@ -823,6 +1140,7 @@ static int load_directory(load_state *ls, const char *path)
 
 static int finish(load_state *ls, int rc, trace **out)
 {
+    free(ls->seen);
     if (rc == TRACE_OK && ls->t->n_events == 0) {
         snprintf(ls->err, ls->err_len, "%s: no events in the trace",
                  ls->t->n_files ? ls->t->files[0] : "input");
@@ -849,12 +1167,21 @@ int trace_load(const char *const *paths, size_t n_paths,
     int rc = TRACE_OK;
     for (size_t i = 0; i < n_paths && rc == TRACE_OK; i++) {
         struct stat st;
-        if (stat(paths[i], &st) != 0) {
+        if (strcmp(paths[i], "-") == 0) {
+            rc = load_file(&ls, paths[i]);
+        } else if (stat(paths[i], &st) != 0) {
             snprintf(err, err_len, "%s: cannot open: %s", paths[i],
                      strerror(errno));
             rc = TRACE_ERR;
         } else if (S_ISDIR(st.st_mode)) {
             rc = load_directory(&ls, paths[i]);
+        } else if (!S_ISREG(st.st_mode)) {
+            /* a FIFO would block until a writer comes, a device may never
+             * end: only standard input ("-") is read as a stream */
+            snprintf(err, err_len, "%s: not a regular file (a FIFO, device "
+                     "or socket); give a stream as '-' on standard input",
+                     paths[i]);
+            rc = TRACE_ERR;
         } else {
             rc = load_file(&ls, paths[i]);
         }

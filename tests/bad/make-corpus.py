@@ -79,8 +79,8 @@ case("handler-end-alone", ev('"type":"HANDLEREND"') + E, 0, "HANDLEREND outside 
 case("unlock-alone", ev('"type":"UNLOCK","variable":"l"') + E, 0, "UNLOCK of a lock this thread does not hold")
 case("handler-of-no-message", ev('"type":"HANDLERBEGIN"') + ev('"type":"HANDLEREND"'), 0, "a handler of no message")
 case("handler-never-closed", '{"thread":"s@m","type":"SND","message":1}\n' + ev('"type":"RCV","message":1') + ev('"type":"HANDLERBEGIN"'), 0, "handler still open")
-case("receive-without-send", ev('"type":"RCV","message":404'), 0, "1 receives have no send in the trace")
-case("send-never-received", ev('"type":"SND","message":405'), 0, "1 sends were never received")
+case("receive-without-send", ev('"type":"RCV","message":404'), 0, "1 receive has no send in the trace")
+case("send-never-received", ev('"type":"SND","message":405'), 0, "1 send was never received")
 case("lock-never-released", ev('"type":"LOCK","variable":"l"') + ev('"type":"W","variable":"x"'), 0, "lock-never-released.log:1: LOCK never released")
 case("message-id-sent-twice", '{"thread":"s@m","type":"SND","message":1}\n{"thread":"s@m","type":"SND","message":1}\n' + ev('"type":"RCV","message":1'), 0, "")
 
