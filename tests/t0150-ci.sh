@@ -88,13 +88,35 @@ phys = sorted((l["physicalLocation"]["artifactLocation"]["uri"],
 assert phys == [("demo/Store.java", "SRCROOT", n) for n in (21, 34, 36, 48)], phys
 PY
 
+# an interrupted run: executionSuccessful false, undecided groups as "open"
+./bin/cyclon-trace --nodes 10 --cycles 60 -o "$TMP/cy" >/dev/null 2>&1
+mkdir -p "$TMP/extra"
+$SPIDER -f sarif --solver=z3 -j2 "$TMP/cy" >"$TMP/extra/interrupted.sarif" 2>/dev/null &
+pid=$!
+sleep 1
+kill -INT $pid
+wait $pid
+rc=$?
+python3 - "$TMP/extra/interrupted.sarif" $rc <<'PY' && ok || not_ok "SARIF of an interrupted run"
+import json, sys
+run = json.load(open(sys.argv[1]))["runs"][0]; rc = int(sys.argv[2])
+ok = run["invocations"][0]["executionSuccessful"]
+kinds = {r["kind"] for r in run["results"]}
+if rc == 3:
+    assert not ok and kinds <= {"fail", "open"}
+    assert all(r["level"] == "none" for r in run["results"] if r["kind"] == "open")
+else:  # the machine finished first
+    assert rc == 1 and ok and kinds == {"fail"}
+print("interrupted SARIF: exit", rc, sorted(kinds))
+PY
+
 expect_status 2 $SPIDER -f sarif --source-root="$TMP/no-such-dir" $CI/after
 grep -q "spider: --source-root: $TMP/no-such-dir is not a directory" "$TMP/err" && ok || not_ok "bad --source-root named"
 
 # the SARIF Multitool's validator: zero errors on every file
 if [ -x "$MULTITOOL" ]; then
     rm -f "$TMP/validation.sarif"
-    $MULTITOOL validate "$TMP"/sarif/*.sarif -o "$TMP/validation.sarif" \
+    $MULTITOOL validate "$TMP"/sarif/*.sarif "$TMP/extra/interrupted.sarif" -o "$TMP/validation.sarif" \
         >"$TMP/validate.log" 2>&1
     python3 - "$TMP/validation.sarif" $n <<'PY' && ok || { not_ok "SARIF Multitool: errors"; cat "$TMP/validate.log" | head -20; }
 import json, sys
