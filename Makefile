@@ -39,7 +39,8 @@ LIB_SRC = traces/alloc.c traces/text.c traces/trace_load.c traces/trace_intern.c
           spider/report_text.c spider/report_json.c spider/report_sarif.c \
           spider/kinds.c spider/filter.c spider/suppress.c spider/baseline.c \
           spider/select.c spider/progress.c
-HEADERS = traces/alloc.h traces/text.h traces/trace.h traces/trace_internal.h encode/encode.h prune/prune.h \
+# (no header list: each object depends on the headers it includes, from
+# the .d files -MMD writes)
           spider/spider.h spider/engine.h spider/correlation.h \
           spider/filter.h spider/suppress.h spider/baseline.h spider/select.h spider/progress.h
 LIB_OBJ = $(LIB_SRC:%.c=$(OBJ)/%.o)
