@@ -41,8 +41,6 @@ LIB_SRC = traces/alloc.c traces/text.c traces/trace_load.c traces/trace_intern.c
           spider/select.c spider/progress.c
 # (no header list: each object depends on the headers it includes, from
 # the .d files -MMD writes)
-          spider/spider.h spider/engine.h spider/correlation.h \
-          spider/filter.h spider/suppress.h spider/baseline.h spider/select.h spider/progress.h
 LIB_OBJ = $(LIB_SRC:%.c=$(OBJ)/%.o)
 
 BINS = bin/spider bin/cyclon-trace bin/json-baseline bin/gen-trace bin/check-smt2
