@@ -233,6 +233,14 @@ n = d["selection"]["suppressions"]["rules"][0]["groups"]
 assert n > 0 and d["selection"]["suppressed"]["multi_variable_violations"] == n
 assert all("mysql.Table.delete_rows" not in g["locations"][0] for g in d["multi_variable_violations"])
 ' "$TMP/mv.json" && ok || not_ok "multi-variable: suppressions"
+    # a kind added to the analysis table gets its names without an edit
+    # here: --kind, the totals line, the SARIF rule
+    $SPIDER --multi-variable --no-timings -f json benchmarks/multivar/mysql-binlog >"$TMP/mv-all.json"
+    n=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["multi_variable_violations"]))' "$TMP/mv-all.json")
+    $SPIDER --multi-variable --kind=multi-variable --no-timings benchmarks/multivar/mysql-binlog >"$TMP/mv.txt"
+    [ "$n" -gt 0 ] && head -n 1 "$TMP/mv.txt" | grep -qx "$n multi-variable atomicity violations\? in $n groups\?; 0 undecided" &&
+        ok || not_ok "multi-variable: --kind and the totals line: $(head -n 1 "$TMP/mv.txt")"
+    grep -q '"id":[[:space:]]*"multi-variable-violations"' "$TMP/sarif/multivar.sarif" && ok || not_ok "multi-variable: SARIF rule"
 fi
 
 # ---- filters, totals, --limit -------------------------------------------
