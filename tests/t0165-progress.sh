@@ -14,9 +14,10 @@ $RUN "$TMP/cyclon" >"$TMP/plain.out" 2>"$TMP/plain.err"
 grep -q "$(printf '\033')\[K" "$TMP/plain.err" && not_ok "no TTY, yet a progress line" || ok
 grep -q 'candidates decided\|loading' "$TMP/plain.err" && not_ok "no TTY: progress text on stderr" || ok
 
-# under script: stdout and stderr are the pseudo-terminal
+# under script: stdout and stderr are the pseudo-terminal (stdin from
+# /dev/null: script needs one, and CI may run with none)
 start=$(date +%s%N)
-script -qec "$RUN $TMP/cyclon" /dev/null >"$TMP/tty.raw" 2>&1
+script -qec "$RUN $TMP/cyclon" /dev/null </dev/null >"$TMP/tty.raw" 2>&1
 secs=$(( ($(date +%s%N) - start) / 1000000 ))e-3
 python3 - "$TMP/tty.raw" "$TMP/plain.out" "$secs" <<'PY' && ok || not_ok "progress under a TTY"
 import re, sys
@@ -43,9 +44,9 @@ PY
 # -q, --progress=never: no line even on a terminal (the first one is drawn
 # at once, so a short run would show it)
 FAST="$SPIDER --no-timings --color=never"
-script -qec "$FAST -q $TMP/cyclon" /dev/null >"$TMP/q.raw" 2>&1
+script -qec "$FAST -q $TMP/cyclon" /dev/null </dev/null >"$TMP/q.raw" 2>&1
 grep -q 'spider: loading' "$TMP/q.raw" && not_ok "-q draws progress" || ok
-script -qec "$FAST --progress=never $TMP/cyclon" /dev/null >"$TMP/never.raw" 2>&1
+script -qec "$FAST --progress=never $TMP/cyclon" /dev/null </dev/null >"$TMP/never.raw" 2>&1
 grep -q 'spider: loading' "$TMP/never.raw" && not_ok "--progress=never draws progress" || ok
 # --progress=always without a terminal: the line on stderr, erased at the end
 $FAST --progress=always "$TMP/cyclon" >"$TMP/always.out" 2>"$TMP/always.err"
