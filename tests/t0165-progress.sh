@@ -48,6 +48,8 @@ script -qec "$FAST -q $TMP/cyclon" /dev/null </dev/null >"$TMP/q.raw" 2>&1
 grep -q 'spider: loading' "$TMP/q.raw" && not_ok "-q draws progress" || ok
 script -qec "$FAST --progress=never $TMP/cyclon" /dev/null </dev/null >"$TMP/never.raw" 2>&1
 grep -q 'spider: loading' "$TMP/never.raw" && not_ok "--progress=never draws progress" || ok
+# (and both did run under script: their reports are there)
+grep -q '^Data races' "$TMP/q.raw" && grep -q '^Data races' "$TMP/never.raw" && ok || not_ok "no report under script"
 # --progress=always without a terminal: the line on stderr, erased at the end
 $FAST --progress=always "$TMP/cyclon" >"$TMP/always.out" 2>"$TMP/always.err"
 $FAST "$TMP/cyclon" >"$TMP/fast.out" 2>/dev/null
