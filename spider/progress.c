@@ -68,17 +68,27 @@ static void human_time(double s, char *buf, size_t len)
         snprintf(buf, len, "%.1f h", s / 3600);
 }
 
+static void human_bytes(uint64_t b, char *buf, size_t len)
+{
+    if (b < 1000000)
+        snprintf(buf, len, "%.1f kB", b / 1e3);
+    else
+        snprintf(buf, len, "%.1f MB", b / 1e6);
+}
+
 /* The line of the current phase, into buf. */
 static void describe(progress *p, double t, char *buf, size_t len)
 {
     int phase = atomic_load(&p->phase);
     if (phase == PHASE_LOAD) {
         uint64_t b = __atomic_load_n(&p->bytes, __ATOMIC_RELAXED);
+        char done[32], total[32];
+        human_bytes(b, done, sizeof done);
+        human_bytes(p->total_bytes, total, sizeof total);
         if (p->total_bytes >= b) /* else a pipe, or a file that grew */
-            snprintf(buf, len, "spider: loading %.1f of %.1f MB", b / 1e6,
-                     p->total_bytes / 1e6);
+            snprintf(buf, len, "spider: loading %s of %s", done, total);
         else
-            snprintf(buf, len, "spider: loading %.1f MB", b / 1e6);
+            snprintf(buf, len, "spider: loading %s", done);
         return;
     }
     if (phase == PHASE_PRUNE) {
@@ -108,16 +118,22 @@ static void describe(progress *p, double t, char *buf, size_t len)
     }
 }
 
-/* Redraws at most 10 times a second until stopped. */
+/* Under p->lock. */
+static void draw(progress *p)
+{
+    char line[160];
+    describe(p, now() - p->phase_start, line, sizeof line);
+    fprintf(p->out, "\r\033[K%s", line);
+    fflush(p->out);
+}
+
+/* Redraws every 100 ms (the first line is drawn by progress_start())
+ * until stopped. */
 static void *run(void *arg)
 {
     progress *p = arg;
     pthread_mutex_lock(&p->lock);
     while (!p->stopping) {
-        char line[160];
-        describe(p, now() - p->phase_start, line, sizeof line);
-        fprintf(p->out, "\r\033[K%s", line);
-        fflush(p->out);
         struct timespec until;
         clock_gettime(CLOCK_REALTIME, &until);
         until.tv_nsec += 100 * 1000 * 1000;
@@ -128,6 +144,8 @@ static void *run(void *arg)
         while (!p->stopping &&
                pthread_cond_timedwait(&p->wake, &p->lock, &until) == 0)
             ;
+        if (!p->stopping)
+            draw(p);
     }
     fputs("\r\033[K", p->out); /* the report starts on a clean line */
     fflush(p->out);
@@ -147,9 +165,11 @@ progress *progress_start(FILE *out, const char *const *paths, size_t n)
     p->phase_start = now();
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->wake, NULL);
+    draw(p); /* at once: even a short run shows that it started */
     if (pthread_create(&p->thread, NULL, run, p) != 0) {
         pthread_mutex_destroy(&p->lock);
         pthread_cond_destroy(&p->wake);
+        fputs("\r\033[K", out);
         free(p);
         return NULL;
     }

@@ -28,7 +28,7 @@ erase = "\r\x1b[K"
 assert erase in raw, "no progress line"
 draws = raw.split(erase)
 lines = [d for d in draws[1:-1]]
-assert any(re.match(r"spider: loading [0-9.]+ of [0-9.]+ MB$", l) for l in lines), lines[:3]
+assert any(re.match(r"spider: loading [0-9.]+ [kM]B of [0-9.]+ [kM]B$", l) for l in lines), lines[:3]
 decided = [l for l in lines if "candidates decided" in l]
 assert decided, lines
 m = re.match(r"spider: (\d+) of (\d+) candidates decided \((\d+)%, (\d+)/s(, .* left)?\)$", decided[-1])
