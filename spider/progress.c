@@ -85,7 +85,7 @@ static void describe(progress *p, double t, char *buf, size_t len)
         char done[32], total[32];
         human_bytes(b, done, sizeof done);
         human_bytes(p->total_bytes, total, sizeof total);
-        if (p->total_bytes >= b) /* else a pipe, or a file that grew */
+        if (p->total_bytes && p->total_bytes >= b) /* else a pipe, or grew */
             snprintf(buf, len, "spider: loading %s of %s", done, total);
         else
             snprintf(buf, len, "spider: loading %s", done);
