@@ -424,6 +424,8 @@ static int write_smt2(const char *path, const hb_model *m, const trace *t,
                       progress **prog)
 {
     FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+    if (f == stdout) /* the terminal shows both: no line amid the text */
+        progress_end(prog);
     if (!f) {
         progress_end(prog);
         fprintf(stderr, "spider: %s: cannot write the SMT-LIB2 file\n", path);
