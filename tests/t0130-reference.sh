@@ -9,7 +9,8 @@
 # shared traces, the fixtures, and 60 fresh random traces of bin/gen-trace
 # (seeds no other test uses; every SPEC feature on by default, open locks
 # included), plus for --multi-variable 24 random traces rich in correlated
-# pairs (gen-trace --correlated=60) and a Cyclon trace with --correlated.
+# pairs (gen-trace --correlated=60), a Cyclon trace with --correlated and the
+# bundled benchmarks/multivar examples.
 . tests/lib.sh
 command -v z3 >/dev/null || { echo "skip: the z3 command is missing (make deps installs it)"; exit 77; }
 SEEDS=${SEEDS:-60}
@@ -43,7 +44,7 @@ done
 # correlated pairs: mined pairs only, a --correlated file (pairs for every
 # node and for one node, pairs mining also finds, a pair twice, pairs of
 # variables a node lacks), other thresholds, and a bad file.
-MV=
+MV=$(echo benchmarks/multivar/*/)
 seed=1
 while [ $seed -le 24 ]; do
     ./bin/gen-trace --seed $((9500 + seed)) --nodes $((1 + seed % 3)) --steps $((25 + seed % 25)) \
@@ -59,6 +60,7 @@ tail -n 1 "$TMP/mv.out"
 printf '%s\n' '# pairs the user knows of' '* v0 v1' '10.0.0.1	y1   x1' '* x0 v2.n1' \
     '10.0.0.2 CyclonActive.view CyclonActive.lock' '* CyclonActive.viewSize CyclonActive.view' \
     '   # the same pair again, and one of no variable of the trace' '* v1 v0' '* nosuch other' \
+    '10.0.0.10 Stats.queries Table.rows' '10.0.0.10 Binlog.events Server.requests' \
     >"$TMP/pairs"
 python3 tests/reference.py compare -j 2 --multi-variable --correlated="$TMP/pairs" $MV >"$TMP/mvc.out" 2>&1 && ok \
     || { not_ok "spider differs from the reference (--multi-variable --correlated)"; grep -v '^ok' "$TMP/mvc.out" | head -20; }
