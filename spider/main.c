@@ -635,6 +635,6 @@ cleanup:
         fprintf(stderr, "spider: cannot write the report to standard "
                 "output: %s\n", strerror(errno ? errno : EIO));
         status = EXIT_BAD_INPUT;
+    }
     return status;
 }
-    }
