@@ -543,6 +543,7 @@ int main(int argc, char **argv)
         print_error(err);
         goto cleanup;
     }
+    double loaded = now();
     if ((c.multi_variable || c.list_correlations) &&
         correlation_find(t, &c.correlation, topts.warnings, &corr,
                          err, sizeof err) != 0) {
@@ -558,7 +559,7 @@ int main(int argc, char **argv)
         correlation_refs_free(refs, corr.n);
         goto cleanup;
     }
-    double loaded = now();
+    double correlated = now();
     m = hb_model_build(t, NULL, c.handlers);
     double encoded = now();
     /* multi-variable violations, like atomicity ones, are made of
@@ -603,7 +604,8 @@ int main(int argc, char **argv)
     r->summary.pruned = !c.no_prune;
     r->summary.pruning = pruning;
     r->timings.load = loaded - start;
-    r->timings.encode = encoded - loaded;
+    r->timings.correlate = correlated - loaded;
+    r->timings.encode = encoded - correlated;
     r->timings.prune = pruned - encoded;
     r->timings.total = now() - start;
     print_options popts = {.quiet = c.quiet,

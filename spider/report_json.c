@@ -238,6 +238,8 @@ void report_print_json(const report *r, const print_options *opts, FILE *out)
     if (opts->timings) {
         cJSON *t = cJSON_AddObjectToObject(root, "timings");
         cJSON_AddNumberToObject(t, "load_s", r->timings.load);
+        if (r->summary.enabled[RACE_MULTIVAR])
+            cJSON_AddNumberToObject(t, "correlate_s", r->timings.correlate);
         cJSON_AddNumberToObject(t, "prune_s", r->timings.prune);
         cJSON_AddNumberToObject(t, "encode_s", r->timings.encode);
         cJSON_AddNumberToObject(t, "solve_s", r->timings.solve);
@@ -251,7 +253,7 @@ void report_print_json(const report *r, const print_options *opts, FILE *out)
     char *clean = text_json_clean(text, &replaced);
     fputs(clean, out);
     fputc('\n', out);
+    free(clean);
     free(text);
     cJSON_Delete(root);
-    free(clean);
 }

@@ -306,8 +306,18 @@ static void print_correlations(const report *r, FILE *out)
                 "lists them)\n", r->n_correlations - SHOWN);
 }
 
+/* "correlate 0.012 s, " with --multi-variable, else "". */
+static const char *correlate_time(const report *r, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (r->summary.enabled[RACE_MULTIVAR])
+        snprintf(buf, len, "correlate %.3f s, ", r->timings.correlate);
+    return buf;
+}
+
 void report_print_text(const report *r, const print_options *o, FILE *out)
 {
+    char corr[48];
     style st = style_for(o);
     if (!o->quiet) {
         print_totals(r, o, &st, out);
@@ -326,6 +336,9 @@ void report_print_text(const report *r, const print_options *o, FILE *out)
         fprintf(out, "\nN+ instances: %llu more candidates of groups already "
                 "proven racy were not checked (--all-instances checks them)\n",
                 (unsigned long long)r->summary.not_asked);
+    if (r->summary.partial && !r->summary.undecided)
+        fprintf(out, "\n%sInterrupted%s: results are PARTIAL (stopped while "
+                "counting handler races)\n", st.red, st.off);
     if (r->summary.undecided) {
         fprintf(out, "\n%sUndecided%s: %llu candidates %s; race groups that "
                 "may exist:\n", st.red, st.off,
@@ -340,8 +353,9 @@ void report_print_text(const report *r, const print_options *o, FILE *out)
         }
     }
     if (o->timings)
-        fprintf(out, "\nTime: load %.3f s, prune %.3f s, encode %.3f s, solve "
+        fprintf(out, "\nTime: load %.3f s, %sprune %.3f s, encode %.3f s, solve "
                 "%.3f s (%u %s), total %.3f s\n", r->timings.load,
+                correlate_time(r, corr, sizeof corr),
                 r->timings.prune, r->timings.encode,
                 r->timings.solve, r->timings.jobs,
                 plural(r->timings.jobs, "worker", "workers"), r->timings.total);

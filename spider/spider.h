@@ -96,6 +96,7 @@ typedef struct report_summary {
 
 typedef struct report_timings {
     double load, prune, encode, solve, total;  /* seconds */
+    double correlate;                /* mining correlated pairs (seconds) */
     unsigned jobs;
 } report_timings;
 
