@@ -51,7 +51,7 @@
  *    since e' lies in the same handler.  e itself must be named by no
  *    constraint but program order, so that dropping it is a projection.
  *
- *    With --atomicity rule 3 is off.  Dropping an access changes which
+ *    With --atomicity (and --multi-variable) rule 3 is off.  Dropping an access changes which
  *    accesses are consecutive, which atomicity violations are made of.
  *    Keeping the first two of every run of such accesses would keep every
  *    group (an earlier version did, argued case by case), but not each
@@ -85,7 +85,8 @@ typedef struct prune_stats {
 } prune_stats;
 
 typedef struct prune_options {
-    int atomicity;            /* atomicity groups must stay too (rule 3) */
+    int atomicity;            /* atomicity or multi-variable groups must
+                                 stay too (rule 3 off) */
 } prune_options;
 
 /* Which events to keep (1) or drop (0), read off m, Φ of the whole trace
