@@ -233,23 +233,32 @@ static void offer_instance(grouper *g, uint32_t gi, const uint32_t *ev,
 
 /* ---- the run, for analyses ------------------------------------------------------ */
 
-int engine_context_cmp(const trace *t, uint32_t x, uint32_t y)
+int engine_context_cmp(const engine_run *run, uint32_t x, uint32_t y)
 {
-    const event *a = &t->events[x], *b = &t->events[y];
-    if (a->thread != b->thread)
-        return a->thread < b->thread ? -1 : 1;
+    const event *a = &run->t->events[x], *b = &run->t->events[y];
+    if (a->thread != b->thread) {
+        const uint32_t *rank = run->g->thread_rank;
+        return rank[a->thread] < rank[b->thread] ? -1 : 1;
+    }
     if (a->handler != b->handler)
         return a->handler < b->handler ? -1 : 1;
     return a->pos < b->pos ? -1 : a->pos > b->pos;
 }
 
-int engine_by_context(const void *x, const void *y, void *ctx)
+static int by_context(const void *x, const void *y, void *ctx)
 {
-    const trace *t = ctx;
+    const engine_run *run = ctx;
     uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-    if (t->events[a].object != t->events[b].object)
-        return t->events[a].object < t->events[b].object ? -1 : 1;
-    return engine_context_cmp(t, a, b);
+    if (run->t->events[a].object != run->t->events[b].object)
+        return run->t->events[a].object < run->t->events[b].object ? -1 : 1;
+    return engine_context_cmp(run, a, b);
+}
+
+uint32_t *engine_accesses_by_context(const engine_run *run, uint32_t *n)
+{
+    uint32_t *acc = engine_accesses(run, NULL, n);
+    qsort_r(acc, *n, sizeof *acc, by_context, (void *)run);
+    return acc;
 }
 
 int engine_cmp_u64(const void *x, const void *y)
@@ -277,11 +286,9 @@ static int may_skip(const analysis_options *o)
     return o->solver == SOLVER_AUTO && !o->all_instances;
 }
 
-int engine_group_settled(const engine_run *run, uint32_t group, uint32_t rank)
+int engine_may_skip(const engine_run *run)
 {
-    const group_state *gs = &run->g->g[group];
-    return may_skip(run->o) && gs->count && gs->instance_holds &&
-           gs->inst_rank <= rank;
+    return may_skip(run->o);
 }
 
 void engine_record(engine_run *run, race_kind kind, uint32_t group,
@@ -330,6 +337,22 @@ void engine_add(engine_run *run, race_kind kind, const uint32_t *ev,
     run->r->summary.candidates[kind]++;
 }
 
+void engine_reserve(engine_run *run, uint64_t extra, const char *what)
+{
+    uint64_t need = run->n + extra;
+    if (need <= run->cap)
+        return;
+    if (need >= UINT32_MAX / 2) /* candidate and query ids are 32-bit */
+        alloc_fail(need > SIZE_MAX / sizeof *run->c ? SIZE_MAX
+                                                    : need * sizeof *run->c, what);
+    size_t cap = run->cap * 2 > need ? run->cap * 2 : need;
+    candidate *c = realloc(run->c, cap * sizeof *c);
+    if (!c) /* says what ran out and why, not "a growing array" */
+        alloc_fail(cap * sizeof *c, what);
+    run->c = c;
+    run->cap = cap;
+}
+
 uint32_t *engine_accesses(const engine_run *run,
                           int (*cmp)(const void *, const void *, void *),
                           uint32_t *n)
@@ -340,7 +363,8 @@ uint32_t *engine_accesses(const engine_run *run,
     for (uint32_t e = 0; e < t->n_events; e++)
         if (run->m->kept[e] && event_is_access(&t->events[e]))
             acc[(*n)++] = e;
-    qsort_r(acc, *n, sizeof *acc, cmp, (void *)t);
+    if (cmp)
+        qsort_r(acc, *n, sizeof *acc, cmp, (void *)t);
     return acc;
 }
 
@@ -362,6 +386,11 @@ void engine_count(engine_run *run, race_kind kind, const uint32_t *ev)
     offer_instance(run->g, gi, ev, 0, 1);
     run->g->g[gi].count++;
     run->r->summary.instances[kind]++;
+}
+
+int engine_stopped(const engine_run *run)
+{
+    return run->o->stop && *run->o->stop;
 }
 
 const candidate *engine_candidate(const engine_run *run, uint32_t c)
@@ -492,15 +521,29 @@ static void sort_by_slice(const engine_run *run, const uint32_t *unit,
     free(key);
 }
 
-/* Within a group: lowest rank first, then candidate order. */
+/* Within a group: lowest rank first, then by the instance's events in the
+ * group's order (thread name, position in the thread's input), so which
+ * candidate Z3 asks first never depends on the order of files or of
+ * events in them (tests/t0040-invariance.sh). */
 static int by_group(const void *x, const void *y, void *ctx)
 {
-    const candidate *c = ctx;
-    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-    if (c[a].group != c[b].group)
-        return c[a].group < c[b].group ? -1 : 1;
-    if (c[a].rank != c[b].rank)
-        return c[a].rank < c[b].rank ? -1 : 1;
+    const engine_run *run = ctx;
+    const candidate *a = &run->c[*(const uint32_t *)x];
+    const candidate *b = &run->c[*(const uint32_t *)y];
+    if (a->group != b->group)
+        return a->group < b->group ? -1 : 1;
+    if (a->rank != b->rank)
+        return a->rank < b->rank ? -1 : 1;
+    const group_state *gs = &run->g->g[a->group];
+    const analysis *an = analyses[a->kind];
+    uint32_t ea[GROUP_EVENTS], eb[GROUP_EVENTS];
+    orient(run->g, gs, an, a->ev, ea);
+    orient(run->g, gs, an, b->ev, eb);
+    for (uint32_t i = 0; i < an->n_shown; i++) {
+        int d = cmp_events(run->g, ea[i], eb[i]);
+        if (d)
+            return d;
+    }
     return a < b ? -1 : a > b;
 }
 
@@ -563,7 +606,7 @@ static int ask_solver(engine_run *run, hb_answer *qa, hb_answer *verdict,
                 sorted[k++] = order[i];
         free(order);
         order = sorted;
-        qsort_r(order, n_grouped, sizeof *order, by_group, run->c);
+        qsort_r(order, n_grouped, sizeof *order, by_group, run);
     }
     uint32_t *slices = hb_model_slices(run->m);
     sort_by_slice(run, slices, order + n_grouped, n - n_grouped);
@@ -641,6 +684,10 @@ static int decide(engine_run *run, hb_answer *verdict, char *err,
     for (size_t i = 0; i < run->n; i++)
         verdict[i] = ANSWER_UNKNOWN;
     int consistent = -1, rc = -1;
+    if (engine_stopped(run)) { /* stopped while generating: all undecided */
+        free(qa);
+        return 0;
+    }
     if (run->o->solver == SOLVER_AUTO)
         consistent = run_shortcuts(run, qa, verdict);
     if (consistent == 0)
@@ -732,6 +779,9 @@ static void count_verdicts(engine_run *run, const hb_answer *verdict)
                 analyses[c->kind]->proven(run, c);
         }
     }
+    for (int k = 0; k < RACE_KINDS; k++)
+        if (run->r->summary.enabled[k] && analyses[k]->proven_all)
+            analyses[k]->proven_all(run);
 }
 
 static void build_groups(engine_run *run, const hb_answer *verdict)
@@ -800,6 +850,8 @@ report *analyse(const trace *t, const hb_model *m,
     r->summary.partial = opts->stop && *opts->stop;
     if (rc == 0)
         build_groups(&run, verdict);
+    /* a stop during grouping (handler races) leaves the report partial */
+    r->summary.partial = opts->stop && *opts->stop;
     free(verdict);
     free(run.c);
     for (int k = 0; k < RACE_KINDS; k++)

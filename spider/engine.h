@@ -39,8 +39,9 @@ typedef struct engine_run engine_run;
 
 /* An analysis.  `generate` adds candidates (and may count instances that
  * need no query); `query` gives the k-th query of a candidate; `proven`,
- * when set, is called for every candidate that holds, in candidate order
- * (message races derive handler races there). */
+ * when set, is called for every candidate that holds, in candidate order,
+ * and `proven_all`, when set, once after the last of them (message races
+ * derive handler races there). */
 typedef struct analysis {
     race_kind kind;
     const char *title;               /* "Data races" */
@@ -56,6 +57,7 @@ typedef struct analysis {
     void (*generate)(engine_run *run);
     hb_query (*query)(const candidate *c, unsigned k);
     void (*proven)(engine_run *run, const candidate *c);
+    void (*proven_all)(engine_run *run);
     /* when set: fills what the kind shows beyond locations, node and first
      * variable (pattern, variable_y) from the shown instance */
     void (*describe)(const trace *t, const uint32_t *instance,
@@ -75,17 +77,24 @@ const analysis_options *engine_options(const engine_run *run);
 void engine_add(engine_run *run, race_kind kind, const uint32_t *ev,
                 uint32_t rank, int dedupable);
 
-/* Orders events by context (thread, then innermost handler: NONE first),
- * then program order; engine_by_context orders accesses (qsort_r over
- * event ids, the trace as context) by variable first, so that the
- * consecutive accesses of a context to a variable are neighbours. */
-int engine_context_cmp(const trace *t, uint32_t a, uint32_t b);
-int engine_by_context(const void *a, const void *b, void *trace);
+/* Makes room for `extra` more candidates at once; if memory runs out,
+ * ends the run with `what` ("N candidates on variable x of node n") in the
+ * message (traces/alloc.h). */
+void engine_reserve(engine_run *run, uint64_t extra, const char *what);
+
+/* Orders events by context (thread, by name; then innermost handler,
+ * NONE first), then program order: an order that does not depend on the
+ * order of files or of events in them. */
+int engine_context_cmp(const engine_run *run, uint32_t a, uint32_t b);
+/* The kept accesses by variable, then context (engine_context_cmp): the
+ * consecutive accesses of a context to a variable are neighbours, and a
+ * thread's accesses to a variable form one run.  The caller frees it. */
+uint32_t *engine_accesses_by_context(const engine_run *run, uint32_t *n);
 /* qsort comparator of uint64_t. */
 int engine_cmp_u64(const void *a, const void *b);
 
-/* The kept accesses (R, W) in the order of cmp(a, b, trace); *n says how
- * many.  The caller frees the array. */
+/* The kept accesses (R, W) in the order of cmp(a, b, trace) (NULL: event
+ * order); *n says how many.  The caller frees the array. */
 uint32_t *engine_accesses(const engine_run *run,
                           int (*cmp)(const void *, const void *, void *),
                           uint32_t *n);
@@ -101,16 +110,21 @@ void *engine_state(const engine_run *run, race_kind kind);
 void engine_count_unsat(engine_run *run, race_kind kind, uint64_t n);
 
 /* For an analysis that decides candidates itself (hb_order, below): the
- * group of an instance; whether the group needs no more candidates of
- * this rank (it holds at a rank no higher, and the run does not want
- * every instance); a candidate decided SAT or UNSAT; n candidates of a
- * settled group left out. */
+ * group of an instance; whether the run lets it leave out candidates of
+ * a group that holds at a rank no higher than theirs (not --all-instances
+ * nor --solver=z3); a candidate decided SAT or UNSAT; n candidates of such
+ * a group left out.  What it leaves out must not depend on the order of
+ * files or events (decide in an order of names and positions). */
 uint32_t engine_group(engine_run *run, race_kind kind, const uint32_t *ev);
-int engine_group_settled(const engine_run *run, uint32_t group, uint32_t rank);
+int engine_may_skip(const engine_run *run);
 void engine_record(engine_run *run, race_kind kind, uint32_t group,
                    const uint32_t *ev, uint32_t rank, hb_answer verdict);
 void engine_record_unchecked(engine_run *run, race_kind kind, uint32_t group,
                              uint64_t n);
+
+/* Whether SIGINT/SIGTERM asked the run to stop: a long loop of an
+ * analysis checks it and stops (the report is then partial). */
+int engine_stopped(const engine_run *run);
 
 /* Counts an instance that holds without a query (handler races). */
 void engine_count(engine_run *run, race_kind kind, const uint32_t *ev);
