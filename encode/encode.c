@@ -238,6 +238,87 @@ static void locks(builder *b)
     free(s);
 }
 
+/* A choice of a NOTIFY by a WAIT: wait i, its p-th candidate, and the
+ * other wait j (with its q-th candidate) that may choose it too. */
+typedef struct shared_notify {
+    uint32_t i, j, p, q;
+} shared_notify;
+
+/* A NOTIFY wakes at most one WAIT: "not both" for every two kept waits
+ * that may choose it, in the order (wait i, wait j, i's candidate) that
+ * the model has always had.  The waits of each NOTIFY are listed first,
+ * so the time is the number of clauses, not waits^2 x notifies^2 (the
+ * clauses themselves stay quadratic in the waits of one NOTIFY). */
+static void at_most_one_wait(builder *b, const uint32_t *bool_of)
+{
+    const trace *t = b->t;
+    const hb_model *m = b->m;
+    uint32_t *start = xcalloc(t->n_events + 2, sizeof *start);
+    for (uint32_t i = 0; i < t->n_waits; i++)
+        if (m->kept[t->waits[i].wait])
+            for (uint32_t p = 0; p < t->waits[i].n_notifies; p++)
+                start[t->waits[i].notifies[p] + 2]++;
+    for (uint32_t e = 0; e < t->n_events; e++)
+        start[e + 2] += start[e + 1];
+    uint32_t total = start[t->n_events + 1];
+    uint32_t (*by_notify)[2] = xmalloc_array(total + 1, sizeof *by_notify);
+    for (uint32_t i = 0; i < t->n_waits; i++) /* in wait order */
+        if (m->kept[t->waits[i].wait])
+            for (uint32_t p = 0; p < t->waits[i].n_notifies; p++) {
+                uint32_t k = start[t->waits[i].notifies[p] + 1]++;
+                by_notify[k][0] = i;
+                by_notify[k][1] = p;
+            }
+    /* rank of wait i in each of its notifies' lists, to find the later
+     * waits of that notify */
+    uint32_t *count = xcalloc(t->n_waits + 1, sizeof *count);
+    shared_notify *pairs = NULL, *sorted = NULL;
+    size_t cap = 0, sorted_cap = 0;
+    for (uint32_t i = 0; i < t->n_waits; i++) {
+        const wait_info *w = &t->waits[i];
+        if (!m->kept[w->wait])
+            continue;
+        size_t n = 0;
+        for (uint32_t p = 0; p < w->n_notifies; p++) {
+            uint32_t e = w->notifies[p];
+            if (t->events[e].kind != EV_NOTIFY)
+                continue;
+            uint32_t x = start[e];
+            while (by_notify[x][0] != i) /* i's place in e's list */
+                x++;
+            for (uint32_t y = x + 1; y < start[e + 1]; y++) {
+                ALLOC_GROW(pairs, n + 1, cap);
+                pairs[n++] = (shared_notify){i, by_notify[y][0], p,
+                                             by_notify[y][1]};
+                count[by_notify[y][0]]++;
+            }
+        }
+        /* stable counting sort by j: the order (j, p) */
+        ALLOC_GROW(sorted, n + 1, sorted_cap);
+        uint32_t sum = 0;
+        for (uint32_t j = i + 1; j < t->n_waits; j++) {
+            uint32_t c = count[j];
+            count[j] = sum;
+            sum += c;
+        }
+        for (size_t k = 0; k < n; k++)
+            sorted[count[pairs[k].j]++] = pairs[k];
+        for (uint32_t j = i + 1; j < t->n_waits; j++)
+            count[j] = 0;
+        for (size_t k = 0; k < n; k++) {
+            hb_lit one[2] = {
+                {LIT_NOT_BOOL, bool_of[sorted[k].i] + sorted[k].p, 0},
+                {LIT_NOT_BOOL, bool_of[sorted[k].j] + sorted[k].q, 0}};
+            add_clause(b, ORIGIN_WAIT_NOTIFY, one, 2);
+        }
+    }
+    free(count);
+    free(sorted);
+    free(pairs);
+    free(by_notify);
+    free(start);
+}
+
 /* One boolean per (notify, wait): the wait follows a notify it chose, and a
  * NOTIFY is chosen by at most one wait. */
 static void wait_notify(builder *b)
@@ -266,21 +347,7 @@ static void wait_notify(builder *b)
         add_clause(b, count, lits, w->n_notifies);
         m->n_bools += w->n_notifies;
     }
-    for (uint32_t i = 0; i < t->n_waits; i++)
-        for (uint32_t j = i + 1; j < t->n_waits; j++) {
-            const wait_info *x = &t->waits[i], *y = &t->waits[j];
-            if (!m->kept[x->wait] || !m->kept[y->wait])
-                continue;
-            for (uint32_t p = 0; p < x->n_notifies; p++)
-                for (uint32_t q = 0; q < y->n_notifies; q++) {
-                    uint32_t n = x->notifies[p];
-                    if (n != y->notifies[q] || t->events[n].kind != EV_NOTIFY)
-                        continue;
-                    hb_lit one[2] = {{LIT_NOT_BOOL, bool_of[i] + p, 0},
-                                     {LIT_NOT_BOOL, bool_of[j] + q, 0}};
-                    add_clause(b, count, one, 2);
-                }
-        }
+    at_most_one_wait(b, bool_of);
     free(lits);
     free(bool_of);
 }

@@ -16,7 +16,7 @@
 
 #include "../traces/alloc.h"
 
-#include <uthash.h>
+#include <string.h>
 
 static int its_send(const trace *t, const hb_model *m, uint32_t rcv)
 {
@@ -27,27 +27,18 @@ static int its_send(const trace *t, const hb_model *m, uint32_t rcv)
     return m->kept[s] ? (int32_t)s : NONE;
 }
 
-/* The analysis's state from `generate` to `proven`: the handler of each
- * RCV, and the handler-race pairs already counted. */
-typedef struct pair_seen {
-    uint64_t pair;                   /* lower event id << 32 | higher */
-    UT_hash_handle hh;
-} pair_seen;
-
+/* The analysis's state from `generate` to `proven_all`: the handler of
+ * each RCV, and the pairs of handlers whose messages race. */
 typedef struct message_state {
     int32_t *handler_of;             /* by RCV event: its handler, or NONE */
-    int nesting;                     /* some handler lies inside another */
-    pair_seen *counted;              /* pairs counted, when nesting */
+    uint32_t (*racing)[2];           /* handler pairs, from `proven` */
+    uint32_t n_racing, racing_cap;
 } message_state;
 
 static void free_state(void *p)
 {
     message_state *st = p;
-    pair_seen *x, *tmp;
-    HASH_ITER(hh, st->counted, x, tmp) {
-        HASH_DEL(st->counted, x);
-        free(x);
-    }
+    free(st->racing);
     free(st->handler_of);
     free(st);
 }
@@ -61,24 +52,6 @@ static int32_t *handlers_by_rcv(const trace *t)
         if (t->handlers[i].rcv != NONE)
             h[t->handlers[i].rcv] = (int32_t)i;
     return h;
-}
-
-/* 1 the first time the pair {a, b} is seen.  Without nested handlers a
- * pair of accesses has one handler pair, so one message pair: no need to
- * remember it (which costs a hash entry per handler race). */
-static int first_time(message_state *st, uint32_t a, uint32_t b)
-{
-    if (!st->nesting)
-        return 1;
-    uint64_t key = a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a;
-    pair_seen *x;
-    HASH_FIND(hh, st->counted, &key, sizeof key, x);
-    if (x)
-        return 0;
-    x = xmalloc(sizeof *x);
-    x->pair = key;
-    HASH_ADD(hh, st->counted, pair, sizeof key, x);
-    return 1;
 }
 
 /* Whether a racing pair of these receives could add handler races: if so,
@@ -99,7 +72,7 @@ static void pairs_of_thread(engine_run *run, const uint32_t *rcvs, uint32_t n,
 {
     const trace *t = engine_trace(run);
     const hb_model *m = engine_model(run);
-    for (uint32_t x = 0; x < n; x++)
+    for (uint32_t x = 0; x < n && !engine_stopped(run); x++)
         for (uint32_t y = x + 1; y < n; y++) {
             const event *r1 = &t->events[rcvs[x]], *r2 = &t->events[rcvs[y]];
             int32_t s1 = its_send(t, m, rcvs[x]), s2 = its_send(t, m, rcvs[y]);
@@ -121,13 +94,11 @@ static void generate(engine_run *run)
     const hb_model *m = engine_model(run);
     message_state *st = xcalloc(1, sizeof *st);
     st->handler_of = handlers_by_rcv(t);
-    for (uint32_t i = 0; i < t->n_handlers; i++)
-        st->nesting |= t->handlers[i].parent != NONE;
     engine_set_state(run, RACE_MESSAGE, st, free_state);
     const int32_t *of_rcv = st->handler_of;
     uint32_t *rcvs = xmalloc_array(t->n_events + 1, sizeof *rcvs);
     int32_t *handler = xmalloc_array(t->n_events + 1, sizeof *handler);
-    for (uint32_t i = 0; i < t->n_threads; i++) {
+    for (uint32_t i = 0; i < t->n_threads && !engine_stopped(run); i++) {
         const thread_info *th = &t->threads[i];
         uint32_t n = 0;
         for (uint32_t k = 0; k < th->n_events; k++) {
@@ -150,73 +121,294 @@ static hb_query query(const candidate *c, unsigned k)
     return hb_query_before(c->ev[1], c->ev[2]);   /* O(s2) < O(r1) */
 }
 
-/* Whether handler `inner` lies inside handler `outer` (one thread). */
-static int nested_in(const trace *t, const handler *inner, const handler *outer)
-{
-    return inner != outer && t->events[outer->begin].pos < t->events[inner->begin].pos &&
-           t->events[inner->last].pos <= t->events[outer->last].pos;
-}
-
-/* The positions of handler h's events in its thread, without those of
- * `hole` when hole lies inside h: [from, to) minus [hole_from, hole_to). */
-typedef struct span {
-    uint32_t from, to, hole_from, hole_to;
-} span;
-
-static span span_of(const trace *t, const handler *h, const handler *hole)
-{
-    span s = {t->events[h->begin].pos, t->events[h->last].pos + 1, 0, 0};
-    if (nested_in(t, hole, h)) {
-        s.hole_from = t->events[hole->begin].pos;
-        s.hole_to = t->events[hole->last].pos + 1;
-    }
-    return s;
-}
-
-static int in_span(const span *s, uint32_t pos)
-{
-    return pos >= s->from && pos < s->to && !(pos >= s->hole_from && pos < s->hole_to);
-}
-
-/* Accesses a ∈ handler(m1), b ∈ handler(m2) to one variable, one a write.
- * A handler's events include those of handlers nested in it, but when one
- * of the two handlers is nested in the other, the outer one's exclude the
- * inner one's; never an event with itself; each pair {a, b} once however
- * many racing message pairs lead to it (SPEC §4). */
+/* A message race holds: its handlers' accesses race (proven_all). */
 static void proven(engine_run *run, const candidate *c)
 {
-    const trace *t = engine_trace(run);
-    const hb_model *m = engine_model(run);
     message_state *st = engine_state(run, RACE_MESSAGE);
     int32_t i1 = st->handler_of[c->ev[2]], i2 = st->handler_of[c->ev[3]];
     if (i1 == NONE || i2 == NONE)
         return;
-    const handler *h1 = &t->handlers[i1], *h2 = &t->handlers[i2];
-    const thread_info *th = &t->threads[h1->thread];
-    span s1 = span_of(t, h1, h2), s2 = span_of(t, h2, h1);
-    for (uint32_t x = s1.from; x < s1.to; x++) {
-        uint32_t a = th->events[x];
-        const event *ea = &t->events[a];
-        if (!in_span(&s1, x) || !m->kept[a] || !event_is_access(ea))
+    ALLOC_GROW(st->racing, st->n_racing + 1, st->racing_cap);
+    st->racing[st->n_racing][0] = (uint32_t)i1;
+    st->racing[st->n_racing++][1] = (uint32_t)i2;
+}
+
+/* ---- handler races (SPEC §4) ---------------------------------------------
+ *
+ * For each message race that holds, every pair a ∈ handler(m1),
+ * b ∈ handler(m2) of accesses to one variable, one a write.  A handler's
+ * events include those of handlers nested in it, but when one of the two
+ * handlers is nested in the other, the outer one's exclude the inner
+ * one's; never an event with itself; each pair {a, b} once however many
+ * racing message pairs lead to it.
+ *
+ * Pairing the events of every racing handler pair costs up to n^4 for n
+ * nested handlers (each pair of accesses is found by ~n^2 handler pairs).
+ * Instead, per thread: number its handlers in begin order, so that a
+ * handler and those nested in it are an interval [lo, hi).  Let cell
+ * (x, y) hold the pairs of accesses whose innermost handlers are x and y.
+ * A racing pair (h, h') covers the cells [lo(h), hi(h)) × [lo(h'), hi(h'))
+ * minus, when one is nested in the other, the inner one's interval on the
+ * outer one's side.  A sweep over x with a segment tree counting how often
+ * each y is covered visits each covered cell once, and a cell pairs the
+ * accesses of x and y variable by variable: O(R log n + cells + pairs)
+ * for R racing handler pairs.
+ */
+
+typedef struct rect {
+    uint32_t x1, x2, y1, y2;         /* [x1, x2) × [y1, y2) */
+} rect;
+
+/* The handlers of one thread, in begin order, and their accesses. */
+typedef struct handler_grid {
+    uint32_t n;                      /* handlers of the thread */
+    uint32_t *hi;                    /* by local number: end of its interval */
+    uint32_t *acc_start;             /* n + 1: accesses of cell x */
+    uint32_t *acc;                   /* by cell, then variable, then id */
+    rect *r;
+    uint32_t n_rects, rects_cap;
+    int32_t *cover;                  /* segment tree: cover counts */
+    uint8_t *any;                    /* some y below the node is covered */
+} handler_grid;
+
+static void add_rect(handler_grid *g, uint32_t x1, uint32_t x2, uint32_t y1,
+                     uint32_t y2)
+{
+    if (x1 >= x2 || y1 >= y2)
+        return;
+    ALLOC_GROW(g->r, g->n_rects + 2, g->rects_cap);
+    g->r[g->n_rects++] = (rect){x1, x2, y1, y2};
+    g->r[g->n_rects++] = (rect){y1, y2, x1, x2}; /* the pair is unordered */
+}
+
+/* The cells a racing pair of handlers (local numbers p, q) covers. */
+static void cover_pair(handler_grid *g, uint32_t p, uint32_t q)
+{
+    uint32_t plo = p, phi = g->hi[p], qlo = q, qhi = g->hi[q];
+    if (qlo > plo && qhi <= phi) {          /* q nested in p */
+        add_rect(g, plo, qlo, qlo, qhi);
+        add_rect(g, qhi, phi, qlo, qhi);
+    } else if (plo > qlo && phi <= qhi) {   /* p nested in q */
+        add_rect(g, plo, phi, qlo, plo);
+        add_rect(g, plo, phi, phi, qhi);
+    } else {
+        add_rect(g, plo, phi, qlo, qhi);
+    }
+}
+
+static void tree_add(handler_grid *g, uint32_t node, uint32_t l, uint32_t r,
+                     uint32_t ql, uint32_t qr, int32_t d)
+{
+    if (qr <= l || r <= ql)
+        return;
+    if (ql <= l && r <= qr) {
+        g->cover[node] += d;
+    } else {
+        uint32_t m = l + (r - l) / 2;
+        tree_add(g, 2 * node, l, m, ql, qr, d);
+        tree_add(g, 2 * node + 1, m, r, ql, qr, d);
+    }
+    g->any[node] = g->cover[node] > 0 ||
+                   (r - l > 1 && (g->any[2 * node] || g->any[2 * node + 1]));
+}
+
+/* Counts the handler races of cell (x, y): accesses paired by variable. */
+static void pair_cell(engine_run *run, const handler_grid *g, uint32_t x,
+                      uint32_t y)
+{
+    const trace *t = engine_trace(run);
+    uint32_t i = g->acc_start[x], ie = g->acc_start[x + 1];
+    uint32_t j = g->acc_start[y], je = g->acc_start[y + 1];
+    while (i < ie && j < je) {
+        int32_t oi = t->events[g->acc[i]].object, oj = t->events[g->acc[j]].object;
+        if (oi != oj) {
+            if (oi < oj)
+                i++;
+            else
+                j++;
             continue;
-        for (uint32_t y = s2.from; y < s2.to; y++) {
-            uint32_t b = th->events[y];
-            const event *eb = &t->events[b];
-            if (!in_span(&s2, y) || !m->kept[b] || !event_is_access(eb) ||
-                a == b || ea->object != eb->object ||
-                (ea->kind != EV_WRITE && eb->kind != EV_WRITE) ||
-                !first_time(st, a, b))
-                continue;
-            uint32_t ev[2] = {a, b};
-            engine_count(run, RACE_HANDLER, ev);
+        }
+        uint32_t i1 = i, j1 = j;
+        while (i1 < ie && t->events[g->acc[i1]].object == oi)
+            i1++;
+        while (j1 < je && t->events[g->acc[j1]].object == oi)
+            j1++;
+        for (uint32_t a = i; a < i1; a++)
+            for (uint32_t b = j; b < j1; b++) {
+                uint32_t ev[2] = {g->acc[a], g->acc[b]};
+                if (t->events[ev[0]].kind == EV_WRITE ||
+                    t->events[ev[1]].kind == EV_WRITE)
+                    engine_count(run, RACE_HANDLER, ev);
+            }
+        i = i1;
+        j = j1;
+    }
+}
+
+/* Every covered cell (x, y > x) once, under the tree's node [l, r). */
+static void visit_row(engine_run *run, const handler_grid *g, uint32_t x,
+                      uint32_t node, uint32_t l, uint32_t r)
+{
+    if (!g->any[node] || r <= x + 1)
+        return;
+    if (g->cover[node] > 0) {
+        for (uint32_t y = l > x + 1 ? l : x + 1; y < r; y++)
+            if (g->acc_start[y] < g->acc_start[y + 1])
+                pair_cell(run, g, x, y);
+        return;
+    }
+    uint32_t m = l + (r - l) / 2;
+    visit_row(run, g, x, 2 * node, l, m);
+    visit_row(run, g, x, 2 * node + 1, m, r);
+}
+
+static int by_x1(const void *a, const void *b)
+{
+    const rect *p = a, *q = b;
+    return p->x1 < q->x1 ? -1 : p->x1 > q->x1;
+}
+
+static int by_x2(const void *a, const void *b)
+{
+    const rect *p = a, *q = b;
+    return p->x2 < q->x2 ? -1 : p->x2 > q->x2;
+}
+
+/* Sweeps x over the grid; stops early when the run is stopped. */
+static void sweep(engine_run *run, handler_grid *g)
+{
+    rect *ends = xmalloc_array(g->n_rects + 1, sizeof *ends);
+    if (g->n_rects)
+        memcpy(ends, g->r, g->n_rects * sizeof *ends);
+    qsort(g->r, g->n_rects, sizeof *g->r, by_x1);
+    qsort(ends, g->n_rects, sizeof *ends, by_x2);
+    g->cover = xcalloc(4 * (size_t)g->n + 4, sizeof *g->cover);
+    g->any = xcalloc(4 * (size_t)g->n + 4, 1);
+    uint32_t s = 0, e = 0;
+    for (uint32_t x = 0; x < g->n && !engine_stopped(run); x++) {
+        for (; e < g->n_rects && ends[e].x2 <= x; e++)
+            tree_add(g, 1, 0, g->n, ends[e].y1, ends[e].y2, -1);
+        for (; s < g->n_rects && g->r[s].x1 <= x; s++)
+            tree_add(g, 1, 0, g->n, g->r[s].y1, g->r[s].y2, +1);
+        if (g->acc_start[x] < g->acc_start[x + 1])
+            visit_row(run, g, x, 1, 0, g->n);
+    }
+    free(ends);
+}
+
+static int by_begin(const void *x, const void *y, void *ctx)
+{
+    const trace *t = ctx;
+    uint32_t a = t->events[t->handlers[*(const uint32_t *)x].begin].pos;
+    uint32_t b = t->events[t->handlers[*(const uint32_t *)y].begin].pos;
+    return a < b ? -1 : a > b;
+}
+
+static int by_object_then_id(const void *x, const void *y, void *ctx)
+{
+    const trace *t = ctx;
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    int32_t oa = t->events[a].object, ob = t->events[b].object;
+    if (oa != ob)
+        return oa < ob ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
+/* The grid of thread `tid`: local numbers (local[h]) in begin order, their
+ * intervals, and the kept accesses of each handler. */
+static void build_grid(const engine_run *run, uint32_t tid, uint32_t *local,
+                       handler_grid *g)
+{
+    const trace *t = engine_trace(run);
+    const hb_model *m = engine_model(run);
+    const thread_info *th = &t->threads[tid];
+    uint32_t *order = xmalloc_array(t->n_handlers + 1, sizeof *order);
+    uint32_t *stack = xmalloc_array(t->n_handlers + 1, sizeof *stack), depth = 0;
+    g->n = 0;
+    for (uint32_t h = 0; h < t->n_handlers; h++)
+        if (t->handlers[h].thread == tid)
+            order[g->n++] = h;
+    g->hi = xmalloc_array(g->n + 1, sizeof *g->hi);
+    g->acc_start = xcalloc(g->n + 2, sizeof *g->acc_start);
+    qsort_r(order, g->n, sizeof *order, by_begin, (void *)t);
+    for (uint32_t i = 0; i < g->n; i++) {
+        local[order[i]] = i;
+        uint32_t begin = t->events[t->handlers[order[i]].begin].pos;
+        while (depth && t->events[t->handlers[order[stack[depth - 1]]].last].pos < begin)
+            g->hi[stack[--depth]] = i;
+        stack[depth++] = i;
+    }
+    while (depth)
+        g->hi[stack[--depth]] = g->n;
+    uint32_t n_acc = 0;
+    for (uint32_t k = 0; k < th->n_events; k++) {
+        const event *e = &t->events[th->events[k]];
+        if (e->handler != NONE && m->kept[th->events[k]] && event_is_access(e)) {
+            g->acc_start[local[e->handler] + 2]++;
+            n_acc++;
         }
     }
+    for (uint32_t i = 0; i < g->n; i++)
+        g->acc_start[i + 2] += g->acc_start[i + 1];
+    g->acc = xmalloc_array(n_acc + 1, sizeof *g->acc);
+    for (uint32_t k = 0; k < th->n_events; k++) {
+        const event *e = &t->events[th->events[k]];
+        if (e->handler != NONE && m->kept[th->events[k]] && event_is_access(e))
+            g->acc[g->acc_start[local[e->handler] + 1]++] = th->events[k];
+    }
+    for (uint32_t i = 0; i < g->n; i++)
+        qsort_r(g->acc + g->acc_start[i], g->acc_start[i + 1] - g->acc_start[i],
+                sizeof *g->acc, by_object_then_id, (void *)t);
+    free(order);
+    free(stack);
+}
+
+static void free_grid(handler_grid *g)
+{
+    free(g->hi);
+    free(g->acc_start);
+    free(g->acc);
+    free(g->r);
+    free(g->cover);
+    free(g->any);
+}
+
+static int by_thread(const void *x, const void *y, void *ctx)
+{
+    const trace *t = ctx;
+    uint32_t a = t->handlers[((const uint32_t *)x)[0]].thread;
+    uint32_t b = t->handlers[((const uint32_t *)y)[0]].thread;
+    return a < b ? -1 : a > b;
+}
+
+/* The handler races of every racing handler pair `proven` recorded. */
+static void handler_races(engine_run *run)
+{
+    const trace *t = engine_trace(run);
+    message_state *st = engine_state(run, RACE_MESSAGE);
+    if (!st || !st->n_racing)
+        return;
+    qsort_r(st->racing, st->n_racing, sizeof *st->racing, by_thread, (void *)t);
+    uint32_t *local = xmalloc_array(t->n_handlers + 1, sizeof *local);
+    for (uint32_t i = 0, j; i < st->n_racing && !engine_stopped(run); i = j) {
+        uint32_t tid = t->handlers[st->racing[i][0]].thread;
+        for (j = i; j < st->n_racing && t->handlers[st->racing[j][0]].thread == tid;)
+            j++;
+        handler_grid g = {0};
+        build_grid(run, tid, local, &g);
+        for (uint32_t k = i; k < j; k++)
+            cover_pair(&g, local[st->racing[k][0]], local[st->racing[k][1]]);
+        sweep(run, &g);
+        free_grid(&g);
+    }
+    free(local);
 }
 
 const analysis analysis_message = {
     .kind = RACE_MESSAGE, .title = "Message races", .json_key = "message_races",
     .n_queries = 1, .n_located = 2, .n_shown = 4, .symmetric = 1,
     .enabled = enabled, .generate = generate, .query = query, .proven = proven,
+    .proven_all = handler_races,
 };
 
 /* Handler races are counted by message races' `proven`; no candidates. */

@@ -53,7 +53,8 @@ void select_groups(report *r, const select_options *o, report_notes *notes)
 
 int select_exit_status(const report *r, const report_notes *notes)
 {
-    if (r->summary.undecided)
+    if (r->summary.undecided || r->summary.partial) /* e.g. stopped while
+                                                        counting handler races */
         return EXIT_INCOMPLETE;
     if (notes && notes->baseline)
         return notes->new_groups ? EXIT_RACES : EXIT_NO_RACE;

@@ -1,0 +1,180 @@
+# Hostile and unusual input (issue 15).  tests/hostile/make-hostile.py
+# writes a corpus of over 100 inputs an attacker or an unlucky operator
+# could give (JSON, semantics, file system, scale; each under 1 MB) and
+# each runs with --format=json and as text, under a 60 s limit (and 8 GB
+# of address space, outside the sanitizers): no signal, no sanitizer
+# report, no control character of the input in any output, the JSON
+# report decodes strictly, every valid event is kept or the run is exit 2
+# naming the line (tests/hostile/check-outputs.py).  make check-sanitized
+# runs this script under ASan and UBSan too.  Then one check per defect of
+# the issue that needs more than the corpus: the crash of 200 M
+# candidates, the quadratic blow-ups, SIGTERM, writing to /dev/full.
+. tests/lib.sh
+C=$TMP/corpus
+O=$TMP/runs
+mkdir -p "$O"
+python3 tests/hostile/make-hostile.py "$C" >"$TMP/count" || { not_ok "the generator failed"; finish; }
+[ "$(cat "$TMP/count")" -ge 100 ] && ok || not_ok "the corpus has fewer than 100 inputs"
+
+limit() { # runs "$@" under the time and memory limits
+    if [ -n "${SANITIZED:-}" ] || [ -n "${VALGRIND:-}" ]; then
+        timeout -k 5 60 "$@"
+    else
+        ( ulimit -v 8388608; exec timeout -k 5 60 "$@" )
+    fi
+}
+
+set -f # names of the corpus are not patterns
+i=0
+start=$(date +%s)
+while IFS='	' read -r name args stdin want msg events; do
+    IFS='|'; set -- $args; IFS=' 	
+'
+    argv=""
+    for a in "$@"; do
+        case "$a" in -*|/*) ;; *) a=$C/$a ;; esac
+        argv="$argv$a|"
+    done
+    case "$stdin" in "~") in=/dev/null ;; /*) in=$stdin ;; *) in=$C/$stdin ;; esac
+    IFS='|'; set -- $argv; IFS=' 	
+'
+    limit $SPIDER --no-timings -f json "$@" <"$in" >"$O/$i.json" 2>"$O/$i.jerr"
+    echo $? >"$O/$i.rc"
+    limit $SPIDER --no-timings "$@" <"$in" >"$O/$i.txt" 2>"$O/$i.terr"
+    echo $? >"$O/$i.trc"
+    i=$((i + 1))
+done <"$C/manifest.tsv"
+set +f
+echo "corpus: $i inputs in $(( $(date +%s) - start )) s"
+python3 tests/hostile/check-outputs.py "$C" "$O" >"$TMP/check.out"
+rc=$?
+grep '^not ok' "$TMP/check.out"
+tail -n 1 "$TMP/check.out"
+[ $rc -eq 0 ] && ok || not_ok "the hostile corpus (tests/hostile/check-outputs.py)"
+
+# thread#index locations of two long thread names are two groups, shown whole
+python3 - "$C/manifest.tsv" "$O" <<'PY' && ok || not_ok "long thread names are cut in locations"
+import json, sys
+rows = [l.split("\t")[0] for l in open(sys.argv[1], errors="replace")]
+d = json.load(open("%s/%d.json" % (sys.argv[2], rows.index("long-thread"))))
+locs = d["data_races"][0]["locations"]
+assert locs[0] != locs[1] and all(len(l) > 5000 for l in locs), locs
+PY
+
+# 7. nested handlers: an event never pairs with itself, and 200 writes in
+# 200 nested handlers are C(200, 2) = 19900 distinct pairs
+python3 - "$TMP" <<'PY'
+import json, sys
+ev = lambda **k: json.dumps(k)
+t = sys.argv[1]
+with open(t + "/self.log", "w") as f:
+    f.write("\n".join([
+        ev(thread="s@a", type="SND", message=1, loc="S1"),
+        ev(thread="u@a", type="SND", message=2, loc="S2"),
+        ev(thread="r@b", type="RCV", message=1, loc="R1"),
+        ev(thread="r@b", type="HANDLERBEGIN"),
+        ev(thread="r@b", type="RCV", message=2, loc="R2"),
+        ev(thread="r@b", type="HANDLERBEGIN"),
+        ev(thread="r@b", type="W", variable="x", loc="H2.w"),
+        ev(thread="r@b", type="HANDLEREND"),
+        ev(thread="r@b", type="HANDLEREND")]) + "\n")
+n = 200
+with open(t + "/nested200.log", "w") as f:
+    for i in range(n):
+        f.write(ev(thread="s@a", type="SND", message=i, loc="S%d" % i) + "\n")
+    for i in range(n):
+        f.write(ev(thread="r@b", type="RCV", message=i, loc="R%d" % i) + "\n")
+        f.write(ev(thread="r@b", type="HANDLERBEGIN") + "\n")
+        f.write(ev(thread="r@b", type="W", variable="x", loc="X%d" % i) + "\n")
+    for i in range(n):
+        f.write(ev(thread="r@b", type="HANDLEREND") + "\n")
+PY
+expect_status 1 $SPIDER -f json --no-timings "$TMP/self.log"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["handler_races"] == [] and d["summary"]["instances"]["handler"] == 0, d["handler_races"]' "$TMP/out" \
+    && ok || not_ok "a nested handler's write pairs with itself"
+expect_status 1 $SPIDER -f json --no-timings --all-instances "$TMP/nested200.log"
+python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["summary"]["instances"]; assert s["handler"] == 19900, s' "$TMP/out" \
+    && ok || not_ok "200 writes in 200 nested handlers are not 19900 instances"
+
+# 11. a report that cannot be written is exit 2 with a message
+$SPIDER benchmarks/taxdc/m5358 >/dev/full 2>"$TMP/err"; rc=$?
+[ $rc -eq 2 ] && grep -q '^spider: cannot write the report' "$TMP/err" && ok \
+    || not_ok "writing to /dev/full: exit $rc, $(cat "$TMP/err")"
+$SPIDER benchmarks/taxdc/m5358 >&- 2>"$TMP/err"; rc=$?
+[ $rc -eq 2 ] && grep -q '^spider: cannot write the report' "$TMP/err" && ok \
+    || not_ok "writing to a closed stdout: exit $rc, $(cat "$TMP/err")"
+
+if [ -n "${SANITIZED:-}" ] || [ -n "${VALGRIND:-}" ]; then
+    echo "the scale checks below run in the release build only (they measure time and memory)"
+    finish
+fi
+
+# the large cases, generated here: each checked within its time and memory
+python3 - "$TMP" <<'PY'
+import json, sys
+t = sys.argv[1]
+def write(name, evs):
+    with open("%s/%s.log" % (t, name), "w") as f:
+        f.writelines(json.dumps(e) + "\n" for e in evs)
+# 1. 20,000 threads each writing x once: 200 M candidates
+write("crash", [{"thread": "t%d@n" % i, "type": "W", "variable": "x", "loc": "L%d" % i}
+                for i in range(20000)])
+# 2. 500 NOTIFY + 500 WAIT on one condition
+write("waitnotify", sum(([{"thread": "n%d@n" % i, "type": "NOTIFY", "variable": "c"},
+                          {"thread": "w%d@n" % i, "type": "WAIT", "variable": "c"}]
+                         for i in range(500)), []))
+# 2. 1,000 nested RCV + HANDLERBEGIN (one location each: the report stays small)
+evs = [{"thread": "s@a", "type": "SND", "message": i, "loc": "S"} for i in range(1000)]
+for i in range(1000):
+    evs += [{"thread": "r@b", "type": "RCV", "message": i, "loc": "R"},
+            {"thread": "r@b", "type": "HANDLERBEGIN"},
+            {"thread": "r@b", "type": "W", "variable": "x", "loc": "X"}]
+write("nested", evs + [{"thread": "r@b", "type": "HANDLEREND"}] * 1000)
+evs = [{"thread": "s@a", "type": "SND", "message": i, "loc": "S"} for i in range(4000)]
+for i in range(4000):
+    evs += [{"thread": "r@b", "type": "RCV", "message": i, "loc": "R"},
+            {"thread": "r@b", "type": "HANDLERBEGIN"},
+            {"thread": "r@b", "type": "W", "variable": "x", "loc": "X"}]
+write("nested4000", evs + [{"thread": "r@b", "type": "HANDLEREND"}] * 4000)
+PY
+# seconds and peak KB of a run: "rc secs kb"
+measure() {
+    out=$1; shift
+    ( ulimit -v ${MEM_KB:-8388608}; exec /usr/bin/time -f '%e %M' -o "$TMP/time" \
+          timeout -k 5 60 "$@" >"$out" 2>"$TMP/err" )
+    echo "$? $(tail -n 1 "$TMP/time")"
+}
+# 1. 200 M candidates under 4 GB: exit 2, one line naming the variable
+set -- $(MEM_KB=4194304 measure "$TMP/out" $SPIDER -q "$TMP/crash.log")
+echo "20,000 threads writing x: exit $1, $2 s, $3 KB"
+[ "$1" -eq 2 ] && grep -q '^spider: out of memory: .* for 199990000 candidates on variable x of node n' "$TMP/err" \
+    && ok || not_ok "200 M candidates: exit $1: $(head -c 300 "$TMP/err")"
+# 2. wait/notify and nested handlers: no longer past 60 s
+set -- $(measure "$TMP/out" $SPIDER -q "$TMP/waitnotify.log")
+echo "500 NOTIFY + 500 WAIT: exit $1, $2 s, $3 KB"
+[ "$1" -eq 0 ] && ok || not_ok "500 NOTIFY + 500 WAIT: exit $1 after $2 s"
+set -- $(measure "$TMP/out" $SPIDER -q -f json --no-timings "$TMP/nested.log")
+echo "1,000 nested handlers: exit $1, $2 s, $3 KB"
+[ "$1" -eq 1 ] && python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["summary"]["instances"]; assert s["handler"] == 499500, s' "$TMP/out" \
+    && ok || not_ok "1,000 nested handlers: exit $1 after $2 s"
+# 3. SIGTERM in the middle of the run: a partial report (exit 3) soon
+for delay in 1 2; do
+    $SPIDER -f json --no-timings "$TMP/nested4000.log" >"$TMP/sig.json" 2>"$TMP/sig.err" &
+    pid=$!
+    sleep $delay
+    kill -TERM $pid 2>/dev/null
+    t0=$(date +%s%N)
+    wait $pid
+    rc=$?
+    ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+    echo "SIGTERM after ${delay} s: exit $rc, ${ms} ms later"
+    if [ $rc -eq 3 ]; then
+        python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["summary"]["partial"]' "$TMP/sig.json" \
+            && [ $ms -le 3000 ] && ok || not_ok "SIGTERM after ${delay} s: partial report in ${ms} ms"
+    elif [ $rc -eq 1 ]; then
+        ok  # the run had finished: nothing to interrupt
+    else
+        not_ok "SIGTERM after ${delay} s: exit $rc"
+    fi
+done
+finish
