@@ -10,6 +10,7 @@
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 static void add_u64(cJSON *o, const char *k, uint64_t v)
 {
@@ -212,6 +213,49 @@ static cJSON *summary_json(const report *r)
     return o;
 }
 
+/* Writes JSON text cleaned for a strict decoder (cJSON copies invalid
+ * UTF-8 of the trace as it is; traces/text.h), indented by `tabs` more
+ * after each line break. */
+static void put_json(const char *text, const char *tabs, FILE *out)
+{
+    size_t replaced;
+    char *clean = text_json_clean(text, &replaced);
+    for (const char *p = clean, *nl; *p; p = nl + 1) {
+        nl = strchr(p, '\n');
+        if (!nl) {
+            fputs(p, out);
+            break;
+        }
+        fwrite(p, 1, (size_t)(nl - p) + 1, out);
+        fputs(tabs, out);
+    }
+    free(clean);
+}
+
+/* The groups of kind k (k = RACE_KINDS: the undecided ones), one at a
+ * time: a report of millions of groups as one cJSON tree ran out of
+ * memory (issue 15).  The text is what cJSON_Print gives for the array
+ * inside the root object, byte for byte. */
+static void put_groups(const report *r, int k, FILE *out)
+{
+    const race_group *g = k == RACE_KINDS ? r->open : r->groups;
+    size_t n = k == RACE_KINDS ? r->n_open : r->n_groups, shown = 0;
+    fputc('[', out);
+    for (size_t i = 0; i < n; i++) {
+        if (k != RACE_KINDS && g[i].kind != (race_kind)k)
+            continue;
+        cJSON *o = group_json(&g[i]);
+        if (k == RACE_KINDS)
+            cJSON_AddStringToObject(o, "kind", race_kind_key(g[i].kind));
+        char *text = cJSON_Print(o);
+        fputs(shown++ ? ", " : "", out);
+        put_json(text, "\t\t", out);
+        free(text);
+        cJSON_Delete(o);
+    }
+    fputc(']', out);
+}
+
 void report_print_json(const report *r, const print_options *opts, FILE *out)
 {
     cJSON *root = cJSON_CreateObject();
@@ -220,20 +264,15 @@ void report_print_json(const report *r, const print_options *opts, FILE *out)
     cJSON_AddItemToObject(root, "summary", summary_json(r));
     if (opts->notes)
         cJSON_AddItemToObject(root, "selection", selection_json(opts->notes));
-    cJSON *arrays[RACE_KINDS];
-    for (int k = 0; k < RACE_KINDS; k++) /* kinds that ran */
-        arrays[k] = r->summary.enabled[k]
-                        ? cJSON_AddArrayToObject(root, race_kind_key((race_kind)k))
-                        : NULL;
-    for (size_t i = 0; i < r->n_groups; i++)
-        cJSON_AddItemToArray(arrays[r->groups[i].kind],
-                             group_json(&r->groups[i]));
-    /* groups the solver could not decide (a timeout or an interruption) */
-    cJSON *open = cJSON_AddArrayToObject(root, "undecided");
-    for (size_t i = 0; i < r->n_open; i++) {
-        cJSON *g = group_json(&r->open[i]);
-        cJSON_AddStringToObject(g, "kind", race_kind_key(r->open[i].kind));
-        cJSON_AddItemToArray(open, g);
+    /* the group arrays are written one group at a time (put_groups) where
+     * these markers (a byte cJSON never writes) stand */
+    char marks[RACE_KINDS + 1][3];
+    for (int k = 0; k <= RACE_KINDS; k++) {
+        snprintf(marks[k], sizeof marks[k], "\001%c", 'A' + k);
+        if (k == RACE_KINDS || r->summary.enabled[k]) /* kinds that ran */
+            cJSON_AddItemToObject(root, k == RACE_KINDS ? "undecided"
+                                  : race_kind_key((race_kind)k),
+                                  cJSON_CreateRaw(marks[k]));
     }
     if (opts->timings) {
         cJSON *t = cJSON_AddObjectToObject(root, "timings");
@@ -247,13 +286,17 @@ void report_print_json(const report *r, const print_options *opts, FILE *out)
         add_u64(t, "jobs", r->timings.jobs);
     }
     char *text = cJSON_Print(root);
-    /* cJSON copies invalid UTF-8 of the trace as it is: a strict decoder
-     * would refuse the report (traces/text.h) */
-    size_t replaced;
-    char *clean = text_json_clean(text, &replaced);
-    fputs(clean, out);
+    for (char *p = text, *mark; *p; p = mark + 2) {
+        mark = strchr(p, '\001');
+        if (!mark) {
+            put_json(p, "", out);
+            break;
+        }
+        *mark = '\0';
+        put_json(p, "", out);
+        put_groups(r, mark[1] - 'A', out);
+    }
     fputc('\n', out);
-    free(clean);
     free(text);
     cJSON_Delete(root);
 }

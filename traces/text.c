@@ -121,6 +121,11 @@ char *text_json_clean(const char *json, size_t *replaced)
 {
     growing g = {0};
     *replaced = 0;
+    const unsigned char *q = (const unsigned char *)json;
+    while (*q && *q < 0x7F)
+        q++;
+    if (!*q) /* ASCII without DEL: the usual case, nothing to do */
+        return xstrdup(json);
     put_growing(&g, "", 0);
     const unsigned char *p = (const unsigned char *)json;
     while (*p) {
