@@ -136,6 +136,16 @@ for i in range(4000):
             {"thread": "r@b", "type": "HANDLERBEGIN"},
             {"thread": "r@b", "type": "W", "variable": "x", "loc": "X"}]
 write("nested4000", evs + [{"thread": "r@b", "type": "HANDLEREND"}] * 4000)
+# 2. one variable written 5,000 times per thread under one lock (25 M
+# pairs the lock orders), and 200,000 times (4e10 pairs)
+for n in (5000, 200000):
+    evs = []
+    for th in range(2):
+        evs.append({"thread": "t%d@n" % th, "type": "LOCK", "variable": "L"})
+        evs += [{"thread": "t%d@n" % th, "type": "W", "variable": "x", "loc": "X%d.%d" % (th, i)}
+                for i in range(n)]
+        evs.append({"thread": "t%d@n" % th, "type": "UNLOCK", "variable": "L"})
+    write("lock%d" % n, evs)
 PY
 # seconds and peak KB of a run: "rc secs kb"
 measure() {
@@ -157,6 +167,12 @@ set -- $(measure "$TMP/out" $SPIDER -q -f json --no-timings "$TMP/nested.log")
 echo "1,000 nested handlers: exit $1, $2 s, $3 KB"
 [ "$1" -eq 1 ] && python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["summary"]["instances"]; assert s["handler"] == 499500, s' "$TMP/out" \
     && ok || not_ok "1,000 nested handlers: exit $1 after $2 s"
+for n in 5000 200000; do
+    set -- $(measure "$TMP/out" $SPIDER -f json --no-timings "$TMP/lock$n.log")
+    echo "$n writes per thread under one lock: exit $1, $2 s, $3 KB"
+    [ "$1" -eq 0 ] && python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["summary"]; assert s["candidates"]["data"] == int(sys.argv[2]) ** 2 and s["decided"]["shortcut_unsat"] == int(sys.argv[2]) ** 2, s' "$TMP/out" $n \
+        && ok || not_ok "$n writes per thread under one lock: exit $1 after $2 s"
+done
 # 3. SIGTERM in the middle of the run: a partial report (exit 3) soon
 for delay in 1 2; do
     $SPIDER -f json --no-timings "$TMP/nested4000.log" >"$TMP/sig.json" 2>"$TMP/sig.err" &
