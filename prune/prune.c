@@ -9,9 +9,9 @@
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
-#include <uthash.h>
+#include "../traces/alloc.h" /* before uthash.h: its uthash_fatal */
 
-#include "../traces/alloc.h"
+#include <uthash.h>
 
 /* Φ's constraints other than program order, counted per event.  Computed
  * once, on the whole trace: dropping an event that orders nothing is a

@@ -142,23 +142,51 @@ static int same_key(const group_key *x, const group_key *y)
            x->loc[3] == y->loc[3];
 }
 
+/* strcmp of the locations of events a and b, whole ("thread#index" of a
+ * long thread name too), allocating only for events without `loc`. */
+static int cmp_locations(const trace *t, uint32_t a, uint32_t b)
+{
+    if (t->events[a].loc != STR_NONE && t->events[b].loc != STR_NONE)
+        return strcmp(t->strings[t->events[a].loc], t->strings[t->events[b].loc]);
+    char *la = event_location_dup(t, a), *lb = event_location_dup(t, b);
+    int c = strcmp(la, lb);
+    free(la);
+    free(lb);
+    return c;
+}
+
+/* Memory for race groups ran out: says how many there were, since one
+ * group per pair of locations is what grows (issue 15). */
+static _Noreturn void groups_fail(const grouper *g, size_t bytes)
+{
+    char what[96];
+    snprintf(what, sizeof what, "race group %u (one per pair of locations)",
+             g->n + 1);
+    alloc_fail(bytes, what);
+}
+
 static uint32_t new_group(grouper *g, const group_key *key, const uint32_t *ev)
 {
-    ALLOC_GROW(g->g, g->n + 1, g->cap);
+    if (g->n + 1 > g->cap) {
+        size_t cap = alloc_next_cap(g->cap, (size_t)g->n + 1);
+        group_state *grown = (uint32_t)cap == cap
+                                 ? realloc(g->g, cap * sizeof *grown) : NULL;
+        if (!grown)
+            groups_fail(g, cap * sizeof *grown);
+        g->g = grown;
+        g->cap = (uint32_t)cap;
+    }
     group_state *gs = &g->g[g->n];
     memset(gs, 0, sizeof *gs);
     gs->key = *key;
     if (analyses[key->kind]->symmetric) {
-        /* whole locations: "thread#index" of a long thread name too */
-        char *la = event_location_dup(g->t, ev[0]);
-        char *lb = event_location_dup(g->t, ev[1]);
         int a_is_lo = trace_loc_id(g->t, ev[0]) == key->loc[0];
-        int c = strcmp(la, lb);
+        int c = cmp_locations(g->t, ev[0], ev[1]);
         gs->lo_first = a_is_lo ? c <= 0 : c >= 0;
-        free(la);
-        free(lb);
     }
-    group_entry *entry = xmalloc(sizeof *entry);
+    group_entry *entry = malloc(sizeof *entry);
+    if (!entry)
+        groups_fail(g, sizeof *entry);
     entry->key = *key;
     entry->index = g->n;
     HASH_ADD(hh, g->table, key, sizeof *key, entry);

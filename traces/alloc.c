@@ -10,8 +10,12 @@
 
 _Noreturn void alloc_fail(size_t bytes, const char *what)
 {
-    fprintf(stderr, "spider: out of memory: %zu bytes for %s could not be "
-            "allocated\n", bytes, what ? what : "the analysis");
+    if (bytes)
+        fprintf(stderr, "spider: out of memory: %zu bytes for %s could not "
+                "be allocated\n", bytes, what ? what : "the analysis");
+    else /* the size is not known (a hash table growing) */
+        fprintf(stderr, "spider: out of memory: %s could not be allocated\n",
+                what ? what : "the analysis");
     exit(2);
 }
 

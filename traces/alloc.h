@@ -27,6 +27,12 @@ char *xstrdup(const char *s);                   /* NULL stays NULL */
 /* Ends the run: "spider: out of memory: <bytes> bytes for <what>". */
 _Noreturn void alloc_fail(size_t bytes, const char *what);
 
+/* uthash (the hash tables of the loader, the engine and pruning) would
+ * end the run with exit(-1) and no word when a table cannot grow: include
+ * this header before <uthash.h> to get the message and status of any
+ * allocation failure instead. */
+#define uthash_fatal(msg) alloc_fail(0, "a hash table (" msg ")")
+
 /* The capacity after growing from cap to hold at least need elements. */
 size_t alloc_next_cap(size_t cap, size_t need);
 
