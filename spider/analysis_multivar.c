@@ -291,6 +291,23 @@ static void object_slices(const trace *t, const uint32_t *acc, uint32_t n,
     }
 }
 
+/* The pairs' indexes in the order of U's batches (one sweep per batch),
+ * then in their own order (a node's pairs stay together), as keys
+ * batch << 32 | index. */
+static uint64_t *pairs_by_batch(const generator *g, const correlation *c,
+                                const slice *by_object)
+{
+    uint64_t *keys = xmalloc_array(c->n + 1, sizeof *keys);
+    for (size_t i = 0; i < c->n; i++) {
+        slice x = by_object[c->pairs[i].x];
+        uint32_t batch = g->order && x.n ? hb_order_batch(
+                             g->order, g->t->events[x.ev[0]].thread) : 0;
+        keys[i] = (uint64_t)batch << 32 | i;
+    }
+    qsort(keys, c->n, sizeof *keys, engine_cmp_u64);
+    return keys;
+}
+
 static void generate(engine_run *run)
 {
     const trace *t = engine_trace(run);
@@ -314,29 +331,21 @@ static void generate(engine_run *run)
                    .loc_slot = xmalloc_array(locs, sizeof(uint32_t))};
     if (o->solver == SOLVER_AUTO)
         g.order = hb_order_new(t, engine_model(run));
-    /* pairs in the order of U's batches: one sweep per batch */
-    uint64_t *order = xmalloc_array(c->n + 1, sizeof *order);
-    for (size_t i = 0; i < c->n; i++) {
-        slice x = by_object[c->pairs[i].x];
-        uint32_t batch = g.order && x.n
-                       ? hb_order_batch(g.order, t->events[x.ev[0]].thread) : 0;
-        order[i] = (uint64_t)batch << 32 | i;
-    }
-    qsort(order, c->n, sizeof *order, engine_cmp_u64);
+    uint64_t *pairs = pairs_by_batch(&g, c, by_object);
     for (size_t k = 0; k < c->n && !engine_stopped(run); k++) {
-        const correlated_pair *p = &c->pairs[(uint32_t)order[k]];
+        const correlated_pair *p = &c->pairs[(uint32_t)pairs[k]];
         slice x = by_object[p->x], y = by_object[p->y];
         if (!x.n || !y.n)
             continue;
-        hb_order *order = g.order;
-        if (order && !hb_order_focus(order, hb_order_batch(
-                         order, t->events[x.ev[0]].thread)))
+        hb_order *sweeps = g.order;
+        if (sweeps && !hb_order_focus(sweeps, hb_order_batch(
+                          sweeps, t->events[x.ev[0]].thread)))
             g.order = NULL; /* too many chains to sweep: store them all */
         g.node = t->objects[p->x].node;
         pair_candidates(&g, x, y);
-        g.order = order;
+        g.order = sweeps;
     }
-    free(order);
+    free(pairs);
     hb_order_free(g.order);
     free(g.bx);
     free(g.by);

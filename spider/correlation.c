@@ -12,37 +12,44 @@
 #include <string.h>
 #include <uthash.h>
 
-/* The gaps of one pair of objects (x < y by id while collecting). */
-typedef struct gap_list {
+/* A pair of objects to compute: x < y by id. */
+typedef struct pair_entry {
     uint64_t key;            /* x << 32 | y */
-    uint32_t *gaps;
-    size_t n, cap;
     uint8_t given;
     UT_hash_handle hh;
-} gap_list;
+} pair_entry;
 
 static uint64_t pair_key(uint32_t a, uint32_t b)
 {
     return a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a;
 }
 
-static gap_list *find_pair(gap_list **table, uint32_t a, uint32_t b, int add)
+static pair_entry *add_pair(pair_entry **table, uint32_t a, uint32_t b)
 {
     uint64_t key = pair_key(a, b);
-    gap_list *g;
-    HASH_FIND(hh, *table, &key, sizeof key, g);
-    if (!g && add) {
-        g = xcalloc(1, sizeof *g);
-        g->key = key;
-        HASH_ADD(hh, *table, key, sizeof g->key, g);
+    pair_entry *p;
+    HASH_FIND(hh, *table, &key, sizeof key, p);
+    if (!p) {
+        p = xcalloc(1, sizeof *p);
+        p->key = key;
+        HASH_ADD(hh, *table, key, sizeof p->key, p);
     }
-    return g;
+    return p;
+}
+
+static void free_pairs(pair_entry **table)
+{
+    pair_entry *p, *tmp;
+    HASH_ITER(hh, *table, p, tmp) {
+        HASH_DEL(*table, p);
+        free(p);
+    }
 }
 
 /* ---- which variables count ----------------------------------------------- */
 
-/* Per object: the number of threads that access it (capped at 2) and
- * whether it is a variable at all. */
+/* Per object: the number of threads that access it, capped at 2 (0: a
+ * lock, or a variable nothing accesses). */
 static uint8_t *threads_per_variable(const trace *t)
 {
     uint8_t *seen = xcalloc(t->n_objects + 1, 1);
@@ -62,10 +69,10 @@ static uint8_t *threads_per_variable(const trace *t)
     return seen;
 }
 
-/* ---- gaps ------------------------------------------------------------------- */
+/* ---- pass 1: the pairs that may be correlated ----------------------------------- */
 
-/* A thread's tracked variables in order of last access, most recent first
- * (a doubly linked list over object ids). */
+/* A thread's variables in order of last access, most recent first (a
+ * doubly linked list over object ids). */
 typedef struct recency {
     uint32_t *prev, *next, *last_pos;
     uint8_t *in_list;
@@ -102,20 +109,13 @@ static void recency_clear(recency *r)
     r->head = UINT32_MAX;
 }
 
-static void add_gap(gap_list *g, uint32_t gap)
-{
-    ALLOC_GROW(g->gaps, g->n + 1, g->cap);
-    g->gaps[g->n++] = gap;
-}
-
-/* Walks every thread once.  An access to v at pos, with u accessed after
- * v's previous access (u ahead of v in the recency list): in the merged
- * accesses to u or v, the one before this access is u's, so (u, v) gains
- * the gap pos − last_pos[u].  A pair's gaps are collected when both its
- * variables are tracked and, unless the user gave it, mined candidates
- * (each accessed by two threads or more). */
-static void collect_gaps(const trace *t, const uint8_t *tracked,
-                         const uint8_t *shared, gap_list **table)
+/* Mining can only find a pair with a gap of at most max_distance (the
+ * kept gaps' mean is at least their least), so these are all it needs to
+ * look at: an access to v at pos, and u ahead of v in the recency list
+ * (accessed since v's previous access) at most max_distance before — the
+ * list is by last access, so the walk stops at the first one further. */
+static void close_pairs(const trace *t, const uint8_t *shared,
+                        double max_distance, pair_entry **table)
 {
     size_t n = (size_t)t->n_objects + 1;
     recency r = {xmalloc_array(n, sizeof(uint32_t)),
@@ -126,14 +126,13 @@ static void collect_gaps(const trace *t, const uint8_t *tracked,
         const thread_info *th = &t->threads[i];
         for (uint32_t k = 0; k < th->n_events; k++) {
             const event *e = &t->events[th->events[k]];
-            if (!event_is_access(e) || !tracked[e->object])
+            if (!event_is_access(e) || shared[e->object] < 2)
                 continue;
             uint32_t v = (uint32_t)e->object;
-            for (uint32_t u = r.head; u != UINT32_MAX && u != v; u = r.next[u]) {
-                gap_list *g = find_pair(table, u, v, shared[u] && shared[v]);
-                if (g)
-                    add_gap(g, e->pos - r.last_pos[u]);
-            }
+            for (uint32_t u = r.head; u != UINT32_MAX && u != v &&
+                                      e->pos - r.last_pos[u] <= max_distance;
+                 u = r.next[u])
+                add_pair(table, u, v);
             recency_push(&r, v, e->pos);
         }
         recency_clear(&r);
@@ -142,6 +141,116 @@ static void collect_gaps(const trace *t, const uint8_t *tracked,
     free(r.next);
     free(r.last_pos);
     free(r.in_list);
+}
+
+/* ---- pass 2: a pair's gaps --------------------------------------------------- */
+
+/* Every access of the trace by (object, thread, position); object o's are
+ * ev[start[o] .. start[o + 1]). */
+typedef struct access_index {
+    const trace *t;
+    uint32_t *ev, *start;
+} access_index;
+
+static int by_object_thread_pos(const void *x, const void *y, void *ctx)
+{
+    const trace *t = ctx;
+    const event *a = &t->events[*(const uint32_t *)x];
+    const event *b = &t->events[*(const uint32_t *)y];
+    if (a->object != b->object)
+        return a->object < b->object ? -1 : 1;
+    if (a->thread != b->thread)
+        return a->thread < b->thread ? -1 : 1;
+    return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+static access_index index_accesses(const trace *t)
+{
+    access_index ix = {t, xmalloc_array((size_t)t->n_events + 1, sizeof(uint32_t)),
+                       xcalloc((size_t)t->n_objects + 2, sizeof(uint32_t))};
+    uint32_t n = 0;
+    for (uint32_t e = 0; e < t->n_events; e++)
+        if (event_is_access(&t->events[e])) {
+            ix.ev[n++] = e;
+            ix.start[t->events[e].object + 1]++;
+        }
+    for (uint32_t o = 0; o < t->n_objects; o++)
+        ix.start[o + 1] += ix.start[o];
+    qsort_r(ix.ev, n, sizeof *ix.ev, by_object_thread_pos, (void *)t);
+    return ix;
+}
+
+/* The accesses of object o in thread th: [*lo, *hi) of ix.ev. */
+static void thread_run(const access_index *ix, uint32_t o, uint32_t th,
+                       uint32_t *lo, uint32_t *hi)
+{
+    uint32_t a = ix->start[o], b = ix->start[o + 1];
+    while (a < b) {
+        uint32_t mid = a + (b - a) / 2;
+        if (ix->t->events[ix->ev[mid]].thread < th)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    *lo = a;
+    while (a < ix->start[o + 1] && ix->t->events[ix->ev[a]].thread == th)
+        a++;
+    *hi = a;
+}
+
+/* The first of ev[lo..hi) (positions ascending) at or after pos. */
+static uint32_t first_from(const access_index *ix, uint32_t lo, uint32_t hi,
+                           uint32_t pos)
+{
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (ix->t->events[ix->ev[mid]].pos < pos)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The gaps of the pair (u, v) into *gaps (SPEC §4), from the side of the
+ * one with fewer accesses, s: in the merged accesses of a thread, each
+ * access of s has the other variable, d, just before it when d's last
+ * access before it follows s's previous one, and just after it when d's
+ * next access comes before s's next one.  Each adjacent pair on different
+ * variables holds exactly one access of s, so it is counted once.  Time:
+ * s's accesses times the log of d's. */
+static size_t pair_gaps(const access_index *ix, uint32_t u, uint32_t v,
+                        uint32_t **gaps, size_t *cap)
+{
+    const trace *t = ix->t;
+    int u_fewer = ix->start[u + 1] - ix->start[u] < ix->start[v + 1] - ix->start[v];
+    uint32_t s = u_fewer ? u : v, d = u_fewer ? v : u;
+    size_t n = 0;
+    for (uint32_t i = ix->start[s]; i < ix->start[s + 1];) {
+        uint32_t th = t->events[ix->ev[i]].thread, s_end = i, d_lo, d_hi;
+        while (s_end < ix->start[s + 1] && t->events[ix->ev[s_end]].thread == th)
+            s_end++;
+        thread_run(ix, d, th, &d_lo, &d_hi);
+        for (uint32_t k = i, j = d_lo; k < s_end && d_lo < d_hi; k++) {
+            uint32_t p = t->events[ix->ev[k]].pos;
+            j = first_from(ix, j, d_hi, p);
+            uint32_t prev_s = k > i ? t->events[ix->ev[k - 1]].pos : 0;
+            int has_prev_s = k > i;
+            ALLOC_GROW(*gaps, n + 2, *cap);
+            if (j > d_lo) {
+                uint32_t q = t->events[ix->ev[j - 1]].pos;
+                if (!has_prev_s || q > prev_s)
+                    (*gaps)[n++] = p - q;
+            }
+            if (j < d_hi) {
+                uint32_t q = t->events[ix->ev[j]].pos;
+                if (k + 1 == s_end || q < t->events[ix->ev[k + 1]].pos)
+                    (*gaps)[n++] = q - p;
+            }
+        }
+        i = s_end;
+    }
+    return n;
 }
 
 /* ---- Sun's distance ----------------------------------------------------------- */
@@ -160,24 +269,25 @@ static double median(double *v, size_t n)
 }
 
 /* distance and support of a pair from its gaps (SPEC §4). */
-static void sun_distance(const gap_list *g, double *distance, uint32_t *support)
+static void sun_distance(const uint32_t *gaps, size_t n, double *distance,
+                         uint32_t *support)
 {
     *distance = NAN;
     *support = 0;
-    if (g == NULL || g->n == 0)
+    if (n == 0)
         return;
-    double *v = xmalloc_array(g->n, sizeof *v);
-    for (size_t i = 0; i < g->n; i++)
-        v[i] = g->gaps[i];
-    double m = median(v, g->n);
-    for (size_t i = 0; i < g->n; i++)
-        v[i] = fabs(g->gaps[i] - m);
-    double mad = median(v, g->n);
+    double *v = xmalloc_array(n, sizeof *v);
+    for (size_t i = 0; i < n; i++)
+        v[i] = gaps[i];
+    double m = median(v, n);
+    for (size_t i = 0; i < n; i++)
+        v[i] = fabs(gaps[i] - m);
+    double mad = median(v, n);
     double sum = 0;
-    for (size_t i = 0; i < g->n; i++) {
-        double d = fabs(g->gaps[i] - m);
+    for (size_t i = 0; i < n; i++) {
+        double d = fabs(gaps[i] - m);
         if (mad == 0 ? d == 0 : d < 2 * 1.4826 * mad) {
-            sum += g->gaps[i];
+            sum += gaps[i];
             ++*support;
         }
     }
@@ -228,8 +338,7 @@ static void free_index(name_entry *table)
 
 /* Marks the pairs of one line; returns how many nodes it matched. */
 static size_t give_pair(const trace *t, name_entry *index, const char *node,
-                        const char *x, const char *y, uint8_t *tracked,
-                        gap_list **table)
+                        const char *x, const char *y, pair_entry **table)
 {
     name_entry *ex, *ey;
     HASH_FIND_STR(index, x, ex);
@@ -242,16 +351,15 @@ static size_t give_pair(const trace *t, name_entry *index, const char *node,
                 (strcmp(node, "*") != 0 &&
                  strcmp(node, t->strings[t->objects[a].node]) != 0))
                 continue;
-            find_pair(table, a, b, 1)->given = 1;
-            tracked[a] = tracked[b] = 1;
+            add_pair(table, a, b)->given = 1;
             matched++;
         }
     return matched;
 }
 
 /* Reads `NODE X Y` / `* X Y` lines.  -1 with "FILE:LINE: ..." in err. */
-static int read_given(const trace *t, const char *path, uint8_t *tracked,
-                      const uint8_t *seen, gap_list **table, FILE *warnings,
+static int read_given(const trace *t, const char *path, const uint8_t *seen,
+                      pair_entry **table, FILE *warnings,
                       char *err, size_t err_len)
 {
     FILE *f = fopen(path, "r");
@@ -277,8 +385,8 @@ static int read_given(const trace *t, const char *path, uint8_t *tracked,
                      "(two different variables of a node, or of every node "
                      "with *)", path, no);
             rc = -1;
-        } else if (!give_pair(t, index, tok[0], tok[1], tok[2], tracked,
-                              table) && warnings) {
+        } else if (!give_pair(t, index, tok[0], tok[1], tok[2], table) &&
+                   warnings) {
             fprintf(warnings, "spider: %s:%u: warning: no node accesses both "
                     "%s and %s\n", path, no, tok[1], tok[2]);
         }
@@ -310,31 +418,37 @@ static int cmp_pairs(const void *x, const void *y, void *ctx)
     return c;
 }
 
+/* The pairs of the table that are used: mined (shared variables, the
+ * thresholds met) or given. */
 static void keep_pairs(const trace *t, const correlation_options *o,
-                       const uint8_t *shared, gap_list **table,
+                       const uint8_t *threads, pair_entry *table,
                        correlation *out)
 {
-    gap_list *g, *tmp;
-    HASH_ITER(hh, *table, g, tmp) {
-        uint32_t x = (uint32_t)(g->key >> 32), y = (uint32_t)g->key;
+    access_index ix = index_accesses(t);
+    uint32_t *gaps = NULL;
+    size_t cap = 0;
+    pair_entry *e, *tmp;
+    HASH_ITER(hh, table, e, tmp) {
+        uint32_t x = (uint32_t)(e->key >> 32), y = (uint32_t)e->key;
         correlated_pair p = {.x = x, .y = y};
-        sun_distance(g, &p.distance, &p.support);
-        if (shared[x] >= 2 && shared[y] >= 2 && p.support >= o->min_support &&
-            p.distance <= o->max_distance)
+        size_t n = pair_gaps(&ix, x, y, &gaps, &cap);
+        sun_distance(gaps, n, &p.distance, &p.support);
+        if (threads[x] >= 2 && threads[y] >= 2 &&
+            p.support >= o->min_support && p.distance <= o->max_distance)
             p.source |= CORRELATION_MINED;
-        if (g->given)
+        if (e->given)
             p.source |= CORRELATION_GIVEN;
-        if (p.source) {
-            if (strcmp(t->strings[t->objects[x].name],
-                       t->strings[t->objects[y].name]) > 0)
-                p.x = y, p.y = x;
-            ALLOC_GROW(out->pairs, out->n + 1, out->cap);
-            out->pairs[out->n++] = p;
-        }
-        HASH_DEL(*table, g);
-        free(g->gaps);
-        free(g);
+        if (!p.source)
+            continue;
+        if (strcmp(t->strings[t->objects[x].name],
+                   t->strings[t->objects[y].name]) > 0)
+            p.x = y, p.y = x;
+        ALLOC_GROW(out->pairs, out->n + 1, out->cap);
+        out->pairs[out->n++] = p;
     }
+    free(gaps);
+    free(ix.ev);
+    free(ix.start);
     qsort_r(out->pairs, out->n, sizeof *out->pairs, cmp_pairs, (void *)t);
 }
 
@@ -344,30 +458,16 @@ int correlation_find(const trace *t, const correlation_options *o,
 {
     memset(out, 0, sizeof *out);
     uint8_t *threads = threads_per_variable(t);
-    uint8_t *tracked = xcalloc(t->n_objects + 1, 1);
-    uint8_t *shared = xcalloc(t->n_objects + 1, 1);
-    for (uint32_t v = 0; v < t->n_objects; v++) {
-        shared[v] = threads[v] >= 2;
-        tracked[v] = shared[v];
-    }
-    gap_list *table = NULL;
+    pair_entry *table = NULL;
     int rc = 0;
     if (o->given)
-        rc = read_given(t, o->given, tracked, threads, &table, warnings, err,
-                        err_len);
+        rc = read_given(t, o->given, threads, &table, warnings, err, err_len);
     if (rc == 0) {
-        collect_gaps(t, tracked, shared, &table);
-        keep_pairs(t, o, threads, &table, out);
+        close_pairs(t, threads, o->max_distance, &table);
+        keep_pairs(t, o, threads, table, out);
     }
-    gap_list *g, *tmp;
-    HASH_ITER(hh, table, g, tmp) { /* left after an error */
-        HASH_DEL(table, g);
-        free(g->gaps);
-        free(g);
-    }
+    free_pairs(&table);
     free(threads);
-    free(tracked);
-    free(shared);
     return rc;
 }
 
