@@ -102,4 +102,18 @@ for h in nested floating; do
     $SPIDER -f json --no-timings --multi-variable -j2 --handlers=$h $(ls "$TMP"/cyc/* | sort -r) >"$TMP/rev.json" 2>/dev/null
     cmp -s "$TMP/fwd.json" "$TMP/rev.json" && ok || not_ok "Cyclon ($h): reversed file order changes the --multi-variable report"
 done
+# mining stays near linear when threads touch many variables: two
+# threads writing 20,000 variables once each (every gap of every pair
+# would be 4 x 10^8 gaps)
+python3 -c '
+for th in ("a@n", "b@n"):
+    for i in range(20000):
+        print("{\"thread\": \"%s\", \"type\": \"W\", \"variable\": \"v%d\", \"loc\": \"L%d\"}" % (th, i, i))
+' >"$TMP/many.log"
+start=$(date +%s)
+expect_status 0 timeout 60 $SPIDER --list-correlations --min-support=1 "$TMP/many.log"
+[ $(( $(date +%s) - start )) -le 30 ] && ok || not_ok "mining 2 x 20,000 variables took over 30 s"
+# v_i and v_i+k (k <= 5) are neighbours among their own accesses, gap k,
+# once per thread: 5 x 20,000 - 15 pairs of support 2, and a header
+[ "$(wc -l <"$TMP/out")" -eq 99986 ] && ok || not_ok "2 x 20,000 variables: want 99,985 pairs and a header, got $(wc -l <"$TMP/out") lines"
 finish
