@@ -312,7 +312,8 @@ static void guarded_pairs(engine_run *run, const uint32_t *acc, uint32_t i,
         }
     if (unsat)
         engine_count_unsat(run, RACE_DATA, unsat);
-    qsort(pairs, n_pairs, sizeof *pairs, engine_cmp_u64);
+    if (n_pairs) /* pairs is NULL when there are none */
+        qsort(pairs, n_pairs, sizeof *pairs, engine_cmp_u64);
     reserve_pairs(run, acc[i], n_pairs);
     for (size_t k = 0; k < n_pairs; k++)
         add_pair(run, acc, (uint32_t)(pairs[k] >> 32), (uint32_t)pairs[k]);

@@ -280,8 +280,10 @@ static void sweep(engine_run *run, handler_grid *g)
     rect *ends = xmalloc_array(g->n_rects + 1, sizeof *ends);
     if (g->n_rects)
         memcpy(ends, g->r, g->n_rects * sizeof *ends);
-    qsort(g->r, g->n_rects, sizeof *g->r, by_x1);
-    qsort(ends, g->n_rects, sizeof *ends, by_x2);
+    if (g->n_rects) { /* g->r is NULL without rectangles */
+        qsort(g->r, g->n_rects, sizeof *g->r, by_x1);
+        qsort(ends, g->n_rects, sizeof *ends, by_x2);
+    }
     g->cover = xcalloc(4 * (size_t)g->n + 4, sizeof *g->cover);
     g->any = xcalloc(4 * (size_t)g->n + 4, 1);
     uint32_t s = 0, e = 0;
