@@ -45,6 +45,8 @@ while IFS='	' read -r name args stdin want msg events; do
     i=$((i + 1))
 done <"$C/manifest.tsv"
 set +f
+# no FIFO left behind for a later grep -r or find to block on
+rm -f "$C/fifo" "$C/dir-fifo/pipe.log"
 echo "corpus: $i inputs in $(( $(date +%s) - start )) s"
 python3 tests/hostile/check-outputs.py "$C" "$O" >"$TMP/check.out"
 rc=$?
