@@ -4,6 +4,7 @@
 #include "encode.h"
 
 #include "../traces/alloc.h"
+#include "../traces/text.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,49 @@ static void add_clause(builder *b, hb_origin origin, const hb_lit *lits,
     m->clauses[m->n_clauses++] = (hb_clause){m->n_lits, n};
     m->n_lits += n;
     count_origin(&m->counts, origin);
+}
+
+/* Grows a clause array to hold need elements; on failure, ends the run
+ * saying `what`. */
+static void *grow_for(void *arr, uint32_t *cap, uint64_t need, size_t size,
+                      const char *what)
+{
+    if (need <= *cap)
+        return arr;
+    uint64_t c = (uint64_t)*cap * 2 > need ? (uint64_t)*cap * 2 : need;
+    void *p = c < UINT32_MAX && c <= SIZE_MAX / size ? realloc(arr, c * size)
+                                                    : NULL;
+    if (!p)
+        alloc_fail(c <= SIZE_MAX / size ? c * size : SIZE_MAX, what);
+    *cap = (uint32_t)c;
+    return p;
+}
+
+/* Makes room for `clauses` more clauses of `lits` literals in all, so
+ * that running out of memory names them (issue 15: "N lock clauses for
+ * lock L of node n"), not "a growing array".  name: a shared object. */
+static void reserve_clauses(builder *b, uint64_t clauses, uint64_t lits,
+                            const char *kind, uint32_t object)
+{
+    hb_model *m = b->m;
+    const trace *t = b->t;
+    uint64_t nc = m->n_clauses + clauses, nl = m->n_lits + lits;
+    if (nc <= b->clauses_cap && nl <= b->lits_cap &&
+        nc <= b->clause_origin_cap)
+        return;
+    text_pool tp = {0};
+    char *what = NULL;
+    if (asprintf(&what, "%llu %s clauses for %s of node %s",
+                 (unsigned long long)clauses, kind,
+                 text_safe(&tp, t->strings[t->objects[object].name]),
+                 text_safe(&tp, t->strings[t->objects[object].node])) < 0)
+        alloc_fail(0, kind);
+    text_pool_free(&tp);
+    m->clauses = grow_for(m->clauses, &b->clauses_cap, nc, sizeof *m->clauses, what);
+    m->clause_origin = grow_for(m->clause_origin, &b->clause_origin_cap, nc,
+                                1, what);
+    m->lits = grow_for(m->lits, &b->lits_cap, nl, sizeof *m->lits, what);
+    free(what);
 }
 
 void hb_edge_list_add(hb_edge_list *l, uint32_t before, uint32_t after)
@@ -231,10 +275,21 @@ static void locks(builder *b)
     if (n)
         memcpy(s, t->sections, sizeof(lock_section) * n);
     qsort(s, n, sizeof *s, cmp_sections);
-    for (uint32_t i = 0; i < n; i++)
-        for (uint32_t j = i + 1; j < n && s[j].lock == s[i].lock; j++)
-            if (s[i].thread != s[j].thread)
-                exclude(b, &s[i], &s[j]);
+    uint64_t *per_thread = xcalloc(t->n_threads + 1, sizeof *per_thread);
+    for (uint32_t i = 0, end; i < n; i = end) {
+        uint64_t same = 0; /* pairs of one thread: no clause */
+        for (end = i; end < n && s[end].lock == s[i].lock; end++)
+            same += per_thread[s[end].thread]++;
+        for (uint32_t k = i; k < end; k++)
+            per_thread[s[k].thread] = 0;
+        uint64_t len = end - i, pairs = len * (len - 1) / 2 - same;
+        reserve_clauses(b, pairs, 2 * pairs, "lock", s[i].lock);
+        for (uint32_t x = i; x < end; x++)
+            for (uint32_t y = x + 1; y < end; y++)
+                if (s[x].thread != s[y].thread)
+                    exclude(b, &s[x], &s[y]);
+    }
+    free(per_thread);
     free(s);
 }
 
@@ -269,6 +324,17 @@ static void at_most_one_wait(builder *b, const uint32_t *bool_of)
                 by_notify[k][0] = i;
                 by_notify[k][1] = p;
             }
+    uint64_t n_pairs = 0, most = 0;
+    uint32_t most_object = 0;
+    for (uint32_t e = 0; e < t->n_events; e++)
+        if (t->events[e].kind == EV_NOTIFY) {
+            uint64_t k = start[e + 1] - start[e], c = k * (k - (k > 0)) / 2;
+            n_pairs += c;
+            if (c > most)
+                most = c, most_object = (uint32_t)t->events[e].object;
+        }
+    if (n_pairs)
+        reserve_clauses(b, n_pairs, 2 * n_pairs, "wait/notify", most_object);
     /* rank of wait i in each of its notifies' lists, to find the later
      * waits of that notify */
     uint32_t *count = xcalloc(t->n_waits + 1, sizeof *count);
