@@ -17,6 +17,7 @@ directory) is one run.  `compare` runs ${SPIDER:-./bin/spider} -f json
 --no-timings in the modes default, --no-prune, --solver=z3 --no-prune (group
 sets) and --no-prune --all-instances (exact counts), for both handler models;
 with --multi-variable also --list-correlations (the correlated pairs).
+Spider's exit status must be 1 when the reference finds a group, else 0.
 
 Φ is written as SMT-LIB2 (QF_IDL) and decided by one `z3 -in` process per
 trace and handler model, each query inside (push)/(pop).  Candidates that
