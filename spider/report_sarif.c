@@ -13,6 +13,8 @@
  */
 #include "spider.h"
 
+#include "../traces/text.h"
+
 #include "../traces/alloc.h"
 #include "baseline.h"
 
@@ -378,8 +380,11 @@ void report_print_sarif(const report *r, const print_options *o, FILE *out)
     char *text = cJSON_Print(root);
     if (!text)
         alloc_fail(0, "the SARIF report");
-    fputs(text, out);
+    size_t replaced; /* cJSON copies invalid UTF-8 of the trace as it is */
+    char *clean = text_json_clean(text, &replaced);
+    fputs(clean, out);
     fputc('\n', out);
+    free(clean);
     free(text);
     cJSON_Delete(root);
 }

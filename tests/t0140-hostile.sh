@@ -216,4 +216,13 @@ for delay in 1 2; do
         not_ok "SIGTERM after ${delay} s: exit $rc"
     fi
 done
+
+# invalid UTF-8 in a loc: the SARIF report decodes strictly too (as JSON)
+printf '{"thread":"a@n","type":"W","variable":"x","loc":"L\377one"}\n{"thread":"b@n","type":"W","variable":"x","loc":"L2"}\n' >"$TMP/bad-utf8.log"
+$SPIDER -f sarif "$TMP/bad-utf8.log" >"$TMP/bad-utf8.sarif" 2>/dev/null
+python3 -c '
+import json, sys
+d = json.loads(open(sys.argv[1], "rb").read().decode("utf-8", "strict"))
+sys.exit(0 if d["runs"][0]["results"] else 1)
+' "$TMP/bad-utf8.sarif" && ok || not_ok "SARIF with invalid UTF-8 in a loc is not strict UTF-8 JSON"
 finish
