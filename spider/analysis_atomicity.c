@@ -106,7 +106,7 @@ static void generate(engine_run *run)
     uint32_t n;
     uint32_t *acc = engine_accesses_by_context(run, &n);
     uint32_t *section_end = section_ends(t);
-    for (uint32_t i = 0, j; i < n; i = j) {
+    for (uint32_t i = 0, j; i < n && !engine_stopped(run); i = j) {
         for (j = i; j < n && t->events[acc[j]].object == t->events[acc[i]].object;)
             j++;
         variable_candidates(run, acc + i, j - i, section_end);
