@@ -536,7 +536,11 @@ int main(int argc, char **argv)
     trace_options topts = {.order = c.order, .lenient = c.lenient,
                            .warnings = progress_hold(prog, c.quiet ? NULL
                                                                    : stderr),
-                           .bytes_read = progress_bytes(prog)};
+                           .bytes_read = progress_bytes(prog),
+                           .stop = &stop_requested};
+    /* from here on a stop signal ends each phase early (loading: the
+     * events read so far are analysed) and the report is partial */
+    catch_stop_signals();
     if (trace_load((const char *const *)argv + optind, (size_t)(argc - optind),
                    &topts, &t, err, sizeof err) != TRACE_OK) {
         progress_end(&prog);
@@ -590,7 +594,6 @@ int main(int argc, char **argv)
                               .multi_variable = c.multi_variable,
                               .correlation = &corr,
                               .progress = progress_counts(prog)};
-    catch_stop_signals();
     r = analyse(t, m, &aopts, err, sizeof err);
     progress_end(&prog); /* the report starts on a clean line */
     if (!r) {

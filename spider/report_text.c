@@ -336,9 +336,13 @@ void report_print_text(const report *r, const print_options *o, FILE *out)
         fprintf(out, "\nN+ instances: %llu more candidates of groups already "
                 "proven racy were not checked (--all-instances checks them)\n",
                 (unsigned long long)r->summary.not_asked);
-    if (r->summary.partial && !r->summary.undecided)
+    if (r->summary.trace.interrupted)
         fprintf(out, "\n%sInterrupted%s: results are PARTIAL (stopped while "
-                "counting handler races)\n", st.red, st.off);
+                "loading: only the events read were analysed)\n", st.red,
+                st.off);
+    else if (r->summary.partial && !r->summary.undecided)
+        fprintf(out, "\n%sInterrupted%s: results are PARTIAL (stopped before "
+                "every candidate was made or counted)\n", st.red, st.off);
     if (r->summary.undecided) {
         fprintf(out, "\n%sUndecided%s: %llu candidates %s; race groups that "
                 "may exist:\n", st.red, st.off,

@@ -217,6 +217,30 @@ for delay in 1 2; do
     fi
 done
 
+# SIGTERM while loading (standard input still open: the reader waits):
+# a partial report, exit 3, at once
+./bin/cyclon-trace --nodes 10 --cycles 10 --seed 2 -o "$TMP/stdin-cyc" 2>/dev/null
+cat "$TMP"/stdin-cyc/*.log >"$TMP/stdin.log"
+python3 - "$SPIDER" "$TMP/stdin.log" <<'PY' && ok || not_ok "SIGTERM while loading standard input"
+import json, signal, subprocess, sys, threading, time
+spider, trace = sys.argv[1].split() , sys.argv[2]
+p = subprocess.Popen(spider + ["-f", "json", "-"], stdin=subprocess.PIPE,
+                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+def feed():  # the events, then the pipe stays open
+    try:
+        p.stdin.write(open(trace, "rb").read()); p.stdin.flush(); time.sleep(20)
+    except OSError:
+        pass
+threading.Thread(target=feed, daemon=True).start()
+time.sleep(0.5)
+t0 = time.monotonic(); p.send_signal(signal.SIGTERM)
+out, _ = p.communicate(timeout=30)
+ms = (time.monotonic() - t0) * 1000
+partial = json.loads(out)["summary"]["partial"]
+print("SIGTERM while loading: exit %d, %.0f ms later, partial %s" % (p.returncode, ms, partial))
+sys.exit(0 if p.returncode == 3 and partial and ms <= 2000 else 1)
+PY
+
 # invalid UTF-8 in a loc: the SARIF report decodes strictly too (as JSON)
 printf '{"thread":"a@n","type":"W","variable":"x","loc":"L\377one"}\n{"thread":"b@n","type":"W","variable":"x","loc":"L2"}\n' >"$TMP/bad-utf8.log"
 $SPIDER -f sarif "$TMP/bad-utf8.log" >"$TMP/bad-utf8.sarif" 2>/dev/null

@@ -16,6 +16,7 @@
 #ifndef SPIDER_TRACE_H
 #define SPIDER_TRACE_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stddef.h>
@@ -120,6 +121,7 @@ typedef struct trace_stats {
     uint32_t files_skipped;         /* unreadable, special or read twice */
     uint32_t joins_unknown;         /* JOIN of a thread with no events */
     uint32_t warnings;
+    uint8_t interrupted;            /* the stop flag ended the reading */
 } trace_stats;
 
 typedef struct trace {
@@ -156,6 +158,9 @@ typedef struct trace_options {
     FILE *warnings;        /* where warnings go; NULL = count them only */
     uint64_t *bytes_read;  /* progress (spider/progress.h): bytes read so
                               far, stored atomically as they come; or NULL */
+    const volatile sig_atomic_t *stop; /* set (SIGINT/SIGTERM): stop reading
+                              at the next object; the trace holds what was
+                              read, stats.interrupted says so; or NULL */
 } trace_options;
 
 /* Reads `paths` (files, or directories whose regular files are read in

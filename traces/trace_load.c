@@ -924,6 +924,12 @@ static void skip_bad_text(reader *r)
     advance_to(r, to ? to : r->end);
 }
 
+/* Whether SIGINT/SIGTERM asked the run to stop (trace_options.stop). */
+static int stopped(const trace_options *o)
+{
+    return o->stop && *o->stop;
+}
+
 static int read_buffer(reader *r)
 {
     if (r->end - r->p >= 3 && memcmp(r->p, "\xEF\xBB\xBF", 3) == 0)
@@ -934,6 +940,10 @@ static int read_buffer(reader *r)
     if (in_array)
         advance_to(r, r->p + 1);
     for (;;) {
+        if (stopped(r->opts)) {
+            r->t->stats.interrupted = 1;
+            return TRACE_OK;
+        }
         skip_ws(r);
         if (r->p >= r->end) {
             if (in_array) {
@@ -1020,6 +1030,10 @@ static int read_all(load_state *ls, FILE *f, char **data, size_t *len_out)
             __atomic_fetch_add(ls->opts->bytes_read, n, __ATOMIC_RELAXED);
         if (nul)
             break;
+        if (stopped(ls->opts)) {
+            ls->t->stats.interrupted = 1;
+            break;
+        }
         if (len == cap) {
             if (cap > SIZE_MAX / 2)
                 alloc_fail(SIZE_MAX, "a trace file");
@@ -1029,7 +1043,10 @@ static int read_all(load_state *ls, FILE *f, char **data, size_t *len_out)
     }
     *data = buf;
     *len_out = len;
-    return ferror(f) ? -1 : 0;
+    /* a stop signal interrupts a blocked read (a pipe): that is no error */
+    if (ferror(f) && stopped(ls->opts))
+        ls->t->stats.interrupted = 1;
+    return ferror(f) && !stopped(ls->opts) ? -1 : 0;
 }
 
 /* Whether the file (dev, ino) was read already; remembers it if not. */
@@ -1141,7 +1158,8 @@ static int load_directory(load_state *ls, const char *path)
 static int finish(load_state *ls, int rc, trace **out)
 {
     free(ls->seen);
-    if (rc == TRACE_OK && ls->t->n_events == 0) {
+    /* stopped before any event: an empty, partial run, not bad input */
+    if (rc == TRACE_OK && ls->t->n_events == 0 && !ls->t->stats.interrupted) {
         snprintf(ls->err, ls->err_len, "%s: no events in the trace",
                  ls->t->n_files ? ls->t->files[0] : "input");
         rc = TRACE_ERR;
