@@ -12,6 +12,7 @@
 typedef struct builder {
     hb_model *m;
     const trace *t;
+    const volatile sig_atomic_t *stop;  /* or NULL */
     uint32_t edges_cap, clauses_cap, lits_cap;
     uint32_t edge_origin_cap, clause_origin_cap;
 } builder;
@@ -267,6 +268,14 @@ static void exclude(builder *b, const lock_section *x, const lock_section *y)
     }
 }
 
+/* Whether a stop signal came: the model is then left incomplete. */
+static int stopped(builder *b)
+{
+    if (b->stop && *b->stop)
+        b->m->incomplete = 1;
+    return b->m->incomplete;
+}
+
 static void locks(builder *b)
 {
     const trace *t = b->t;
@@ -284,7 +293,7 @@ static void locks(builder *b)
             per_thread[s[k].thread] = 0;
         uint64_t len = end - i, pairs = len * (len - 1) / 2 - same;
         reserve_clauses(b, pairs, 2 * pairs, "lock", s[i].lock);
-        for (uint32_t x = i; x < end; x++)
+        for (uint32_t x = i; x < end && !stopped(b); x++)
             for (uint32_t y = x + 1; y < end; y++)
                 if (s[x].thread != s[y].thread)
                     exclude(b, &s[x], &s[y]);
@@ -340,7 +349,7 @@ static void at_most_one_wait(builder *b, const uint32_t *bool_of)
     uint32_t *count = xcalloc(t->n_waits + 1, sizeof *count);
     shared_notify *pairs = NULL, *sorted = NULL;
     size_t cap = 0, sorted_cap = 0;
-    for (uint32_t i = 0; i < t->n_waits; i++) {
+    for (uint32_t i = 0; i < t->n_waits && !stopped(b); i++) {
         const wait_info *w = &t->waits[i];
         if (!m->kept[w->wait])
             continue;
@@ -421,6 +430,13 @@ static void wait_notify(builder *b)
 hb_model *hb_model_build(const trace *t, const uint8_t *keep,
                          handler_model handlers)
 {
+    return hb_model_build_until(t, keep, handlers, NULL);
+}
+
+hb_model *hb_model_build_until(const trace *t, const uint8_t *keep,
+                               handler_model handlers,
+                               const volatile sig_atomic_t *stop)
+{
     hb_model *m = xcalloc(1, sizeof *m);
     m->n_events = t->n_events;
     m->handlers = handlers;
@@ -429,7 +445,7 @@ hb_model *hb_model_build(const trace *t, const uint8_t *keep,
         m->kept[e] = keep ? keep[e] != 0 : 1;
         m->n_kept += m->kept[e];
     }
-    builder b = {.m = m, .t = t};
+    builder b = {.m = m, .t = t, .stop = stop};
     program_order(&b, handlers);
     thread_sync(&b);
     messages(&b);

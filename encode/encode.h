@@ -71,6 +71,9 @@ typedef struct hb_model {
     uint8_t *edge_origin;            /* hb_origin of each edge */
     uint8_t *clause_origin;          /* ... and of each clause */
     handler_model handlers;          /* the handler model it was built for */
+    uint8_t incomplete;              /* hb_model_build_until() stopped: some
+                                        constraints are missing; decide
+                                        nothing with it */
 } hb_model;
 
 /* The chain (a totally ordered context) an event's program order runs in:
@@ -101,6 +104,12 @@ void hb_edge_list_add(hb_edge_list *l, uint32_t before, uint32_t after);
  * (allocation failure ends the run, traces/alloc.h). */
 hb_model *hb_model_build(const trace *t, const uint8_t *keep,
                          handler_model handlers);
+/* Same, but the long loops (lock sections, wait/notify pairs: quadratic)
+ * stop adding constraints once *stop is set (SIGINT/SIGTERM); the model is
+ * then m->incomplete.  stop may be NULL. */
+hb_model *hb_model_build_until(const trace *t, const uint8_t *keep,
+                               handler_model handlers,
+                               const volatile sig_atomic_t *stop);
 
 /* Projects m, in place, onto the events with keep[e] != 0: program order
  * runs through the kept events, and every other constraint stays.  The

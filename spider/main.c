@@ -46,6 +46,7 @@ typedef struct cli {
     int multi_variable;              /* --multi-variable */
     int list_correlations;           /* --list-correlations */
     correlation_options correlation; /* --correlated, --max-distance, ... */
+    int correlation_options_set;     /* --max-distance or --min-support */
 } cli;
 
 static const char usage[] =
@@ -284,6 +285,7 @@ static int parse_correlation_option(cli *c, int opt, const char *arg)
         c->correlation.given = arg;
         return 0;
     case OPT_MAX_DISTANCE:
+        c->correlation_options_set = 1;
         c->correlation.max_distance = strtod(arg, &end);
         if (*arg == '\0' || *end != '\0' ||
             !(c->correlation.max_distance >= 0)) {
@@ -293,6 +295,7 @@ static int parse_correlation_option(cli *c, int opt, const char *arg)
         }
         return 0;
     case OPT_MIN_SUPPORT:
+        c->correlation_options_set = 1;
         return parse_count("min-support", arg, &c->correlation.min_support, 1);
     default: /* OPT_LIST_CORRELATIONS */
         c->list_correlations = 1;
@@ -527,6 +530,11 @@ int main(int argc, char **argv)
     }
     if (load_selection(&c, &sel) != 0)
         goto cleanup;
+    if ((c.correlation.given || c.correlation_options_set) &&
+        !c.multi_variable && !c.list_correlations && !c.quiet)
+        fputs("spider: warning: --correlated, --max-distance and "
+              "--min-support do nothing without --multi-variable or "
+              "--list-correlations\n", stderr);
 
     double start = now();
     if (c.progress == 1 ||
@@ -564,12 +572,14 @@ int main(int argc, char **argv)
         goto cleanup;
     }
     double correlated = now();
-    m = hb_model_build(t, NULL, c.handlers);
+    m = hb_model_build_until(t, NULL, c.handlers, &stop_requested);
     double encoded = now();
     /* multi-variable violations, like atomicity ones, are made of
      * consecutive accesses: prune keeps them all (prune.h, rule 3) */
     prune_options popt = {.atomicity = c.atomicity || c.multi_variable};
     progress_phase_set(prog, PHASE_PRUNE, t->n_events);
+    if (stop_requested) /* stopped: nothing is decided, so nothing to prune */
+        c.no_prune = 1;
     if (!c.no_prune) {
         keep = prune_trace(t, m, &popt, &pruning);
         if (hb_model_project(m, t, keep) != 0) {
@@ -582,7 +592,8 @@ int main(int argc, char **argv)
     }
     double pruned = now();
     progress_phase_set(prog, PHASE_SOLVE, 0);
-    if (c.emit_smt2 && write_smt2(c.emit_smt2, m, t, &prog) != 0)
+    if (c.emit_smt2 && !m->incomplete &&
+        write_smt2(c.emit_smt2, m, t, &prog) != 0)
         goto cleanup;
     analysis_options aopts = {.jobs = c.jobs,
                               .solver = c.solver,

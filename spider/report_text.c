@@ -147,8 +147,11 @@ static void print_group(const race_group *g, size_t n, const style *st,
                 text_safe(&tp, g->events[0].thread));
         static const char *const roles[4] = {"   (a1)", "   (a2)", "   (bx)",
                                              "   (by)"};
+        /* as the bad run goes: a1, the remote two in their order, a2 */
+        int bx_first = g->events[2].index < g->events[3].index;
+        const uint32_t order[4] = {0, bx_first ? 2 : 3, bx_first ? 3 : 2, 1};
         for (uint32_t i = 0; i < 4; i++)
-            print_side(&g->events[i], roles[i], out);
+            print_side(&g->events[order[i]], roles[order[i]], out);
     } else {
         fprintf(out, "     variable %s on node %s; e.g.\n", var, node);
         for (uint32_t i = 0; i < g->n_events; i++)

@@ -241,6 +241,28 @@ print("SIGTERM while loading: exit %d, %.0f ms later, partial %s" % (p.returncod
 sys.exit(0 if p.returncode == 3 and partial and ms <= 2000 else 1)
 PY
 
+# SIGTERM while encoding: 500 NOTIFY and 500 WAIT on one condition make
+# 62 M wait/notify clauses (about a second); the encoder stops adding them
+python3 - "$SPIDER" "$TMP/wait-notify-500.log" <<'PY' && ok || not_ok "SIGTERM while encoding"
+import json, signal, subprocess, sys, time
+spider, path = sys.argv[1].split(), sys.argv[2]
+with open(path, "w") as f:
+    for kind in ("NOTIFY", "WAIT"):
+        for i in range(500):
+            f.write(json.dumps({"thread": "%s%d@x" % (kind[0].lower(), i % 2),
+                                "type": kind, "variable": "c"}) + "\n")
+p = subprocess.Popen(spider + ["-f", "json", path], stdout=subprocess.PIPE,
+                     stderr=subprocess.DEVNULL)
+time.sleep(0.3)
+t0 = time.monotonic(); p.send_signal(signal.SIGTERM)
+out, _ = p.communicate(timeout=60)
+ms = (time.monotonic() - t0) * 1000
+print("SIGTERM while encoding: exit %d, %.0f ms later" % (p.returncode, ms))
+if p.returncode == 0:
+    sys.exit(0)  # it had finished: nothing to interrupt
+sys.exit(0 if p.returncode == 3 and json.loads(out)["summary"]["partial"] and ms <= 2000 else 1)
+PY
+
 # invalid UTF-8 in a loc: the SARIF report decodes strictly too (as JSON)
 printf '{"thread":"a@n","type":"W","variable":"x","loc":"L\377one"}\n{"thread":"b@n","type":"W","variable":"x","loc":"L2"}\n' >"$TMP/bad-utf8.log"
 $SPIDER -f sarif "$TMP/bad-utf8.log" >"$TMP/bad-utf8.sarif" 2>/dev/null
