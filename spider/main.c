@@ -591,7 +591,7 @@ int main(int argc, char **argv)
         }
     }
     double pruned = now();
-    progress_phase_set(prog, PHASE_SOLVE, 0);
+    progress_phase_set(prog, PHASE_SOLVE, t->n_events - m->n_kept);
     if (c.emit_smt2 && !m->incomplete &&
         write_smt2(c.emit_smt2, m, t, &prog) != 0)
         goto cleanup;

@@ -98,13 +98,17 @@ static void describe(progress *p, double t, char *buf, size_t len)
     }
     uint64_t done = atomic_load(&p->counts.done);
     uint64_t total = atomic_load(&p->counts.total);
+    char pruned[48] = ""; /* PHASE_SOLVE's events: those pruning dropped */
+    if (p->events)
+        snprintf(pruned, sizeof pruned, "%llu events pruned; ",
+                 (unsigned long long)p->events);
     if (total == 0) { /* the analyses are still generating */
-        snprintf(buf, len, "spider: finding candidates");
+        snprintf(buf, len, "spider: %sfinding candidates", pruned);
         return;
     }
     double rate = t > 0 ? done / t : 0;
-    int n = snprintf(buf, len, "spider: %llu of %llu candidates decided "
-                     "(%.0f%%, %.0f/s", (unsigned long long)done,
+    int n = snprintf(buf, len, "spider: %s%llu of %llu candidates decided "
+                     "(%.0f%%, %.0f/s", pruned, (unsigned long long)done,
                      (unsigned long long)total,
                      total ? 100.0 * done / total : 100.0, rate);
     if (n < 0 || (size_t)n >= len)

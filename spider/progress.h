@@ -27,7 +27,8 @@ progress *progress_start(FILE *out, const char *const *paths, size_t n);
 uint64_t *progress_bytes(progress *p);
 run_progress *progress_counts(progress *p);
 
-/* A new phase; `events` is what pruning works on (PHASE_PRUNE). */
+/* A new phase; `events` is what pruning works on (PHASE_PRUNE), or what
+ * it dropped (PHASE_SOLVE: shown beside the candidates). */
 void progress_phase_set(progress *p, progress_phase phase, uint64_t events);
 
 /* A stream for warnings while the line is shown: what is written to it
