@@ -14,6 +14,10 @@ $RUN "$TMP/cyclon" >"$TMP/plain.out" 2>"$TMP/plain.err"
 grep -q "$(printf '\033')\[K" "$TMP/plain.err" && not_ok "no TTY, yet a progress line" || ok
 grep -q 'candidates decided\|loading' "$TMP/plain.err" && not_ok "no TTY: progress text on stderr" || ok
 
+# with pruning on, the solving line says how many events pruning dropped
+script -qec "$SPIDER -j1 --no-timings --progress=always $TMP/cyclon" /dev/null </dev/null >"$TMP/pruned.raw" 2>&1
+grep -aq 'spider: [0-9][0-9]* events pruned; ' "$TMP/pruned.raw" && ok || not_ok "no 'events pruned' in the progress line"
+
 # under script: stdout and stderr are the pseudo-terminal (stdin from
 # /dev/null: script needs one, and CI may run with none)
 start=$(date +%s%N)
