@@ -15,7 +15,7 @@ grep -q "$(printf '\033')\[K" "$TMP/plain.err" && not_ok "no TTY, yet a progress
 grep -q 'candidates decided\|loading' "$TMP/plain.err" && not_ok "no TTY: progress text on stderr" || ok
 
 # with pruning on, the solving line says how many events pruning dropped
-script -qec "$SPIDER -j1 --no-timings --progress=always $TMP/cyclon" /dev/null </dev/null >"$TMP/pruned.raw" 2>&1
+script -qec "$SPIDER -j1 --solver=z3 --no-timings --progress=always $TMP/cyclon" /dev/null </dev/null >"$TMP/pruned.raw" 2>&1
 grep -aq 'spider: [0-9][0-9]* events pruned; ' "$TMP/pruned.raw" && ok || not_ok "no 'events pruned' in the progress line"
 
 # under script: stdout and stderr are the pseudo-terminal (stdin from
