@@ -449,7 +449,8 @@ static void keep_pairs(const trace *t, const correlation_options *o,
     free(gaps);
     free(ix.ev);
     free(ix.start);
-    qsort_r(out->pairs, out->n, sizeof *out->pairs, cmp_pairs, (void *)t);
+    if (out->n) /* qsort of a NULL array is undefined, even of nothing */
+        qsort_r(out->pairs, out->n, sizeof *out->pairs, cmp_pairs, (void *)t);
 }
 
 int correlation_find(const trace *t, const correlation_options *o,

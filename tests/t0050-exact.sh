@@ -41,11 +41,11 @@ echo "== with --atomicity --atomicity-patterns=all"
 python3 tests/differential.py exact --extra=--atomicity --extra=--atomicity-patterns=all "$@" \
     && ok || not_ok "differential checks with --atomicity (above)"
 
-# --multi-variable: the same comparisons on the bundled example and 120 of
+# --multi-variable: the same comparisons on the bundled example and 80 of
 # the random traces (gen-trace's --correlated knob puts correlated pairs
 # in them); the default engine decides while it generates (hb_order) and
 # --solver=z3 asks Z3 about every candidate.
-MULTIVAR_SEEDS=${MULTIVAR_SEEDS:-120}
+MULTIVAR_SEEDS=${MULTIVAR_SEEDS:-80}
 set -- benchmarks/multivar/*/
 seed=1
 while [ $seed -le "$SEEDS" ] && [ $seed -le "$MULTIVAR_SEEDS" ]; do
