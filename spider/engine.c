@@ -324,11 +324,11 @@ void engine_record(engine_run *run, race_kind kind, uint32_t group,
 {
     report_summary *s = &run->r->summary;
     assert(verdict == ANSWER_SAT || verdict == ANSWER_UNSAT);
-    s->candidates[kind]++;
     if (verdict == ANSWER_UNSAT) {
-        s->by_shortcut_unsat++;
+        engine_count_unsat(run, kind, 1);
         return;
     }
+    s->candidates[kind]++;
     s->by_shortcut_sat++;
     s->instances[kind]++;
     offer_instance(run->g, group, ev, rank, 1);

@@ -681,6 +681,42 @@ static void mark_needed(const engine *e, const query_list *ql, const uint32_t *o
     }
 }
 
+static void clocks_init(clocks *c, const engine *e, const uint8_t *needed)
+{
+    memset(c, 0, sizeof *c);
+    c->needed = needed;
+    c->row_of = xmalloc_array(e->n + 1, sizeof(uint32_t));
+    c->cur_set = xmalloc(e->n_chains + 1);
+}
+
+static void clocks_free(clocks *c)
+{
+    free(c->row_of);
+    free(c->cur_set);
+    free(c->cur);
+    free(c->rows);
+}
+
+/* Sweeps U into u and, when it is a witness, R into r for one batch (its
+ * needed events marked); the batch's clocks are n_chains x k cells. */
+static void sweep_batch(const engine *e, uint32_t batch, clocks *u, clocks *r)
+{
+    size_t cells = (size_t)e->n_chains * e->batch_chains[batch];
+    clocks *both[2] = {u, r};
+    for (int i = 0; i < 2; i++) {
+        clocks *c = both[i];
+        c->k = e->batch_chains[batch];
+        c->batch = batch;
+        c->cur = xrealloc_array(c->cur, cells + 1, sizeof(int32_t));
+        free(c->rows); /* rows are k wide: k changes with the batch */
+        c->rows = NULL;
+        c->n_rows = c->cap_rows = 0;
+    }
+    sweep(e, &e->u, batch, u);
+    if (e->r.acyclic)
+        sweep(e, &e->r, batch, r);
+}
+
 static void decide_by_batch(engine *e, const query_list *ql,
                             hb_answer *answers, shortcut_stats *st)
 {
@@ -699,16 +735,13 @@ static void decide_by_batch(engine *e, const query_list *ql,
         order[start[home[i] + 1]++] = (uint32_t)i;
     free(home);
     uint8_t *needed = xcalloc(e->n + 1, 1);
-    clocks u = {.row_of = xmalloc_array(e->n + 1, sizeof(uint32_t)),
-                .needed = needed, .cur_set = xmalloc(e->n_chains + 1)};
-    clocks r = {.row_of = xmalloc_array(e->n + 1, sizeof(uint32_t)),
-                .needed = needed, .cur_set = xmalloc(e->n_chains + 1)};
+    clocks u, r;
+    clocks_init(&u, e, needed);
+    clocks_init(&r, e, needed);
     for (uint32_t v = 0; v < e->n_batches; v++) {
-        uint32_t k = e->batch_chains[v];
         if (start[v] == start[v + 1])
             continue;
-        size_t cells = (size_t)e->n_chains * k;
-        if (cells > SHORTCUT_MAX_CELLS) { /* too many chains: Z3 decides */
+        if ((size_t)e->n_chains * e->batch_chains[v] > SHORTCUT_MAX_CELLS) { /* too many chains: Z3 decides */
             for (uint32_t i = start[v]; i < start[v + 1]; i++)
                 answers[order[i]] = ANSWER_UNKNOWN;
             st->undecided += start[v + 1] - start[v];
@@ -716,31 +749,15 @@ static void decide_by_batch(engine *e, const query_list *ql,
             continue;
         }
         mark_needed(e, ql, order, start[v], start[v + 1], needed, 1);
-        u.k = r.k = k;
-        u.batch = r.batch = v;
-        u.cur = xrealloc_array(u.cur, cells + 1, sizeof(int32_t));
-        r.cur = xrealloc_array(r.cur, cells + 1, sizeof(int32_t));
-        u.n_rows = u.cap_rows = r.n_rows = r.cap_rows = 0;
-        free(u.rows);
-        free(r.rows);
-        u.rows = r.rows = NULL;
-        sweep(e, &e->u, v, &u);
-        if (e->r.acyclic)
-            sweep(e, &e->r, v, &r);
+        sweep_batch(e, v, &u, &r);
         for (uint32_t i = start[v]; i < start[v + 1]; i++) {
             hb_query q = ql->get(ql->ctx, order[i]);
             answers[order[i]] = decide(e, &u, &r, &q, st);
         }
         mark_needed(e, ql, order, start[v], start[v + 1], needed, 0);
     }
-    free(u.cur);
-    free(u.cur_set);
-    free(u.rows);
-    free(u.row_of);
-    free(r.cur);
-    free(r.cur_set);
-    free(r.rows);
-    free(r.row_of);
+    clocks_free(&u);
+    clocks_free(&r);
     free(needed);
     free(start);
     free(order);
@@ -770,9 +787,14 @@ static void setup(engine *e, const trace *t, const hb_model *m)
     build_graph(e, &e->u, m->edges, m->n_edges);
 }
 
+/* Frees what setup() made, and R and the held sections when they were
+ * built (setup() zeroes them). */
 static void teardown(engine *e)
 {
     free_graph(&e->u);
+    free_graph(&e->r);
+    free(e->held_first);
+    free(e->held);
     free(e->dense);
     free(e->chain);
     free(e->pos);
@@ -799,9 +821,6 @@ int shortcut_decide(const trace *t, const hb_model *m, const query_list *q,
             consistent = 1;
         find_held_sections(&e);
         decide_by_batch(&e, q, answers, st);
-        free_graph(&e.r);
-        free(e.held_first);
-        free(e.held);
     }
     teardown(&e);
     return consistent;
@@ -827,12 +846,8 @@ hb_order *hb_order_new(const trace *t, const hb_model *m)
     build_resolved(&o->e);
     find_held_sections(&o->e);
     o->needed = xcalloc(o->e.n + 1, 1);
-    clocks *both[2] = {&o->u, &o->r};
-    for (int i = 0; i < 2; i++) {
-        both[i]->needed = o->needed;
-        both[i]->row_of = xmalloc_array(o->e.n + 1, sizeof(uint32_t));
-        both[i]->cur_set = xmalloc(o->e.n_chains + 1);
-    }
+    clocks_init(&o->u, &o->e, o->needed);
+    clocks_init(&o->r, &o->e, o->needed);
     o->focused = UINT32_MAX;
     return o;
 }
@@ -865,18 +880,6 @@ static void mark_batch(hb_order *o, uint32_t batch)
     }
 }
 
-static void sweep_into(engine *e, const graph *g, uint32_t batch, clocks *vc)
-{
-    size_t cells = (size_t)e->n_chains * e->batch_chains[batch];
-    vc->k = e->batch_chains[batch];
-    vc->batch = batch;
-    vc->cur = xrealloc_array(vc->cur, cells + 1, sizeof(int32_t));
-    free(vc->rows); /* rows are k wide: k changes with the batch */
-    vc->rows = NULL;
-    vc->n_rows = vc->cap_rows = 0;
-    sweep(e, g, batch, vc);
-}
-
 int hb_order_focus(hb_order *o, uint32_t batch)
 {
     engine *e = &o->e;
@@ -885,9 +888,7 @@ int hb_order_focus(hb_order *o, uint32_t batch)
     if (o->focused == batch)
         return 1;
     mark_batch(o, batch);
-    sweep_into(e, &e->u, batch, &o->u);
-    if (e->r.acyclic)
-        sweep_into(e, &e->r, batch, &o->r);
+    sweep_batch(e, batch, &o->u, &o->r);
     o->focused = batch;
     return 1;
 }
@@ -910,17 +911,9 @@ void hb_order_free(hb_order *o)
 {
     if (!o)
         return;
-    free_graph(&o->e.r);
-    free(o->e.held_first);
-    free(o->e.held);
     teardown(&o->e);
     free(o->needed);
-    clocks *both[2] = {&o->u, &o->r};
-    for (int i = 0; i < 2; i++) {
-        free(both[i]->row_of);
-        free(both[i]->cur_set);
-        free(both[i]->cur);
-        free(both[i]->rows);
-    }
+    clocks_free(&o->u);
+    clocks_free(&o->r);
     free(o);
 }

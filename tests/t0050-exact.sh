@@ -29,30 +29,35 @@ python3 tests/differential.py exact --min-coverage=20 "$@" && ok || not_ok "diff
 # --atomicity (every pattern): the same comparisons, atomicity groups and
 # counts included, on the bundled and shared traces and 200 of the random
 # ones.
+# random_traces N: the first N of the random traces above (at most SEEDS)
+random_traces() {
+    i=1
+    while [ $i -le "$SEEDS" ] && [ $i -le "$1" ]; do
+        printf '%s\n' "$TMP/g$i"
+        i=$((i + 1))
+    done
+}
 ATOMICITY_SEEDS=${ATOMICITY_SEEDS:-200}
 set -- benchmarks/taxdc/*/ benchmarks/atomicity/*/
 [ -d "$SHARED" ] && set -- "$@" "$SHARED"/*/*.log "$SHARED"/*/*.txt
-seed=1
-while [ $seed -le "$SEEDS" ] && [ $seed -le "$ATOMICITY_SEEDS" ]; do
-    set -- "$@" "$TMP/g$seed"
-    seed=$((seed + 1))
-done
+# shellcheck disable=SC2046 # the paths have no spaces
+set -- "$@" $(random_traces "$ATOMICITY_SEEDS")
 echo "== with --atomicity --atomicity-patterns=all"
 python3 tests/differential.py exact --extra=--atomicity --extra=--atomicity-patterns=all "$@" \
     && ok || not_ok "differential checks with --atomicity (above)"
 
-# --multi-variable: the same comparisons on the bundled example and 50 of
-# the random traces (20 under the sanitizers; gen-trace's --correlated
-# knob puts correlated pairs in them; t0130 and t0170 compare more); the default engine decides while it generates (hb_order) and
-# --solver=z3 asks Z3 about every candidate.
+# --multi-variable: the same comparisons on the bundled example, the
+# shared traces, the pruning and reference fixtures (open locks, cut
+# objects, odd SPEC corners) and 50 of the random traces (20 under the
+# sanitizers; gen-trace's --correlated knob puts correlated pairs in them;
+# t0130 and t0170 compare more).  The default engine decides while it
+# generates (hb_order); --solver=z3 asks Z3 about every candidate.
 MULTIVAR_SEEDS=${MULTIVAR_SEEDS:-50}
 [ -n "${SANITIZED:-}" ] && MULTIVAR_SEEDS=20   # the sanitized build is slower
-set -- benchmarks/multivar/*/
-seed=1
-while [ $seed -le "$SEEDS" ] && [ $seed -le "$MULTIVAR_SEEDS" ]; do
-    set -- "$@" "$TMP/g$seed"
-    seed=$((seed + 1))
-done
+set -- benchmarks/multivar/*/ tests/prune/*.log tests/fixtures/*.log
+[ -d "$SHARED" ] && set -- "$@" "$SHARED"/*/*.log "$SHARED"/*/*.txt
+# shellcheck disable=SC2046
+set -- "$@" $(random_traces "$MULTIVAR_SEEDS")
 echo "== with --multi-variable"
 python3 tests/differential.py exact --extra=--multi-variable "$@" \
     && ok || not_ok "differential checks with --multi-variable (above)"
