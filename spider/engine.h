@@ -129,6 +129,10 @@ int engine_stopped(const engine_run *run);
 /* Counts an instance that holds without a query (handler races). */
 void engine_count(engine_run *run, race_kind kind, const uint32_t *ev);
 
+/* An event as the report shows it (strings copied: the report frees them
+ * with the group); context is NULL.  Allocation failure ends the run. */
+event_ref engine_event_ref(const trace *t, uint32_t e);
+
 /* ---- shortcuts (engine_shortcut.c) ------------------------------------------ */
 
 /* Queries as a source: get(ctx, i) for i < n. */

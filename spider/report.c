@@ -7,11 +7,33 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void free_ref(event_ref *e);
+
+static void free_context(event_context *c)
+{
+    if (!c)
+        return;
+    for (uint32_t i = 0; i < c->n_locks; i++)
+        free(c->locks[i]);
+    free(c->locks);
+    free(c->message);
+    event_ref *refs[3] = {c->handler, c->sender, c->created};
+    for (int i = 0; i < 3; i++) {
+        if (refs[i])
+            free_ref(refs[i]);
+        free(refs[i]);
+    }
+    free(c);
+}
+
 static void free_ref(event_ref *e)
 {
     free(e->thread);
     free(e->location);
     free(e->file);
+    free(e->node);
+    free(e->object);
+    free_context(e->context);
 }
 
 static void free_group(race_group *g)
@@ -20,6 +42,9 @@ static void free_group(race_group *g)
         free(g->locations[i]);
         free_ref(&g->events[i]);
     }
+    for (uint32_t i = 0; i < g->n_witness; i++)
+        free_ref(&g->witness[i].event);
+    free(g->witness);
     free(g->node);
     free(g->variable);
     free(g->variable_y);

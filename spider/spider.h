@@ -40,14 +40,55 @@ typedef enum race_kind { RACE_DATA, RACE_MESSAGE, RACE_HANDLER,
 typedef enum baseline_state { BASELINE_NONE, BASELINE_NEW,
                               BASELINE_KNOWN } baseline_state;
 
-/* One event of an instance, copied out of the trace. */
+struct event_context;
+
+/* One event of an instance or a witness, copied out of the trace. */
 typedef struct event_ref {
     char *thread, *location, *file;
+    char *node;                      /* its thread's node */
+    char *object;                    /* what it acts on: the variable, lock,
+                                        condition, message id or thread;
+                                        NULL if nothing */
     const char *type;                /* static kind name */
     uint32_t line;
     uint32_t index;                  /* 0-based position in its thread's
                                         program order */
+    struct event_context *context;   /* the shown instance's events; NULL
+                                        in a witness */
 } event_ref;
+
+/* Where an event runs and what it holds, as ThreadSanitizer says it
+ * ("mutexes: write M1", "thread T1 created at"): for the events of each
+ * group's shown instance (spider/context.c computes it). */
+typedef struct event_context {
+    char **locks;                    /* names of the locks held (outermost
+                                        section first), n_locks of them */
+    uint32_t n_locks;
+    event_ref *handler;              /* its innermost handler's HANDLERBEGIN,
+                                        or NULL outside handlers */
+    char *message;                   /* that handler's message id, or NULL */
+    event_ref *sender;               /* the message's SND, or NULL when not
+                                        in a handler or not in the trace */
+    event_ref *created;              /* the CREATE of its thread, or NULL
+                                        (a thread nobody created) */
+} event_context;
+
+/* One event of a witness (SPEC §4 "Witness"): a run that exhibits the
+ * group's shown instance, cut to what a person needs. */
+typedef struct witness_step {
+    event_ref event;                 /* event.context is NULL */
+    uint32_t step;                   /* 1, 2, ...: its time in the run;
+                                        equal steps happen at once (the
+                                        two accesses of a data race) */
+    int8_t role;                     /* which event of the instance it is
+                                        (index into race_group.events), or
+                                        -1 for an event it waits on */
+    int32_t peer;                    /* index into the witness of the event
+                                        this one waits on across threads
+                                        (the SND of a RCV, the UNLOCK before
+                                        a LOCK, the CREATE before a thread's
+                                        first event ...), or -1 */
+} witness_step;
 
 enum { GROUP_EVENTS = 4 };
 
@@ -71,6 +112,10 @@ typedef struct race_group {
     uint32_t gap;                    /* the smallest local gap (CTrigger) */
     event_ref events[GROUP_EVENTS];  /* the instance shown */
     uint32_t n_events;
+    witness_step *witness;           /* --witness: a run showing the
+                                        instance, in order; NULL if not
+                                        asked (or not found: undecided) */
+    uint32_t n_witness;
 } race_group;
 
 typedef struct report_summary {
@@ -173,6 +218,7 @@ typedef struct analysis_options {
     unsigned patterns;               /* PATTERN_BIT set */
     atomic_region region;
     int multi_variable;              /* --multi-variable */
+    int witness;                     /* --witness (and --html, shiviz) */
     const struct correlation *correlation; /* its pairs (correlation.h) */
 } analysis_options;
 
