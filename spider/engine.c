@@ -4,6 +4,7 @@
  * by location into the report.
  */
 #include "engine.h"
+#include "context.h"
 
 #include "../traces/alloc.h"
 
@@ -774,8 +775,10 @@ static race_group finish_group(const trace *t, const group_state *gs)
     rg.ranked = a->ranked;
     rg.gap = gs->inst_rank;
     rg.n_events = a->n_shown;
-    for (uint32_t i = 0; i < a->n_shown; i++)
+    for (uint32_t i = 0; i < a->n_shown; i++) {
         rg.events[i] = engine_event_ref(t, gs->inst[i]);
+        rg.events[i].context = event_context_new(t, gs->inst[i]);
+    }
     rg.n_locations = a->n_located;
     for (uint32_t i = 0; i < a->n_located; i++)
         rg.locations[i] = xstrdup(rg.events[i].location);
@@ -833,23 +836,48 @@ static void count_verdicts(engine_run *run, const hb_answer *verdict)
             analyses[k]->proven_all(run);
 }
 
-static void build_groups(engine_run *run, const hb_answer *verdict)
+/* --witness: a witness for each group that holds (not for open ones:
+ * their instance is undecided).  0, or -1 with Z3's message in err. */
+static int add_witnesses(engine_run *run, const uint32_t *group_of,
+                         char *err, size_t err_len)
+{
+    report *r = run->r;
+    witness_finder *w = witness_finder_new(run->t, run->m, run->o->tuning,
+                                           run->o->timeout_ms);
+    int rc = 0;
+    for (size_t i = 0; i < r->n_groups && rc >= 0 && !engine_stopped(run); i++) {
+        const group_state *gs = &run->g->g[group_of[i]];
+        rc = witness_find(w, (race_kind)gs->key.kind, gs->inst, &r->groups[i],
+                          err, err_len);
+    }
+    witness_finder_free(w);
+    return rc < 0 ? -1 : 0;
+}
+
+static int build_groups(engine_run *run, const hb_answer *verdict,
+                        char *err, size_t err_len)
 {
     report *r = run->r;
     grouper *g = run->g;
     count_verdicts(run, verdict);
     r->groups = xcalloc(g->n + 1, sizeof *r->groups);
     r->open = xcalloc(g->n + 1, sizeof *r->open);
+    uint32_t *group_of = xmalloc_array(g->n + 1, sizeof *group_of);
     for (uint32_t i = 0; i < g->n; i++) {
-        if (g->g[i].count)
+        if (g->g[i].count) {
+            group_of[r->n_groups] = i;
             r->groups[r->n_groups++] = finish_group(run->t, &g->g[i]);
-        else if (g->g[i].undecided)
+        } else if (g->g[i].undecided) {
             r->open[r->n_open++] = finish_group(run->t, &g->g[i]);
+        }
     }
+    int rc = run->o->witness ? add_witnesses(run, group_of, err, err_len) : 0;
+    free(group_of);
     qsort(r->groups, r->n_groups, sizeof *r->groups, cmp_groups);
     qsort(r->open, r->n_open, sizeof *r->open, cmp_groups);
     for (size_t i = 0; i < r->n_groups; i++)
         r->n_by_kind[r->groups[i].kind]++;
+    return rc;
 }
 
 static void fill_summary(report *r, const trace *t, const hb_model *m,
@@ -898,7 +926,7 @@ report *analyse(const trace *t, const hb_model *m,
     r->timings.jobs = opts->jobs;
     r->summary.partial = opts->stop && *opts->stop;
     if (rc == 0)
-        build_groups(&run, verdict);
+        rc = build_groups(&run, verdict, err, err_len);
     /* a stop during grouping (handler races) leaves the report partial */
     r->summary.partial = opts->stop && *opts->stop;
     free(verdict);

@@ -133,6 +133,26 @@ void engine_count(engine_run *run, race_kind kind, const uint32_t *ev);
  * with the group); context is NULL.  Allocation failure ends the run. */
 event_ref engine_event_ref(const trace *t, uint32_t e);
 
+/* ---- witnesses (engine_witness.c) -------------------------------------------- */
+
+/* Finds witnesses (SPEC §4): for a shown instance, a run in an order that
+ * some solution of Φ ∧ (the instance's query) respects, cut to the
+ * instance's events and what each waits on in other threads.  From the
+ * observed-order graph R when R and the query have no cycle; from a Z3
+ * model otherwise (one solver, made when first needed). */
+typedef struct witness_finder witness_finder;
+
+/* Borrows t and m until freed.  Allocation failure ends the run. */
+witness_finder *witness_finder_new(const trace *t, const hb_model *m,
+                                   solver_tuning tuning, unsigned timeout_ms);
+/* Fills g->witness and g->n_witness for the instance inst of kind `kind`
+ * (its analysis's events, g->events in the same order).  Returns 0; 1
+ * when no witness was found (the solver timed out: g->witness stays
+ * NULL); -1 with Z3's message in err when the solver failed. */
+int witness_find(witness_finder *w, race_kind kind, const uint32_t *inst,
+                 race_group *g, char *err, size_t err_len);
+void witness_finder_free(witness_finder *w);
+
 /* ---- shortcuts (engine_shortcut.c) ------------------------------------------ */
 
 /* Queries as a source: get(ctx, i) for i < n. */

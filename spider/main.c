@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { FORMAT_TEXT, FORMAT_JSON, FORMAT_SARIF };
+enum { FORMAT_TEXT, FORMAT_JSON, FORMAT_SARIF, FORMAT_SHIVIZ };
 
 typedef struct cli {
     int format;                      /* FORMAT_* */
@@ -47,6 +47,8 @@ typedef struct cli {
     int list_correlations;           /* --list-correlations */
     correlation_options correlation; /* --correlated, --max-distance, ... */
     int correlation_options_set;     /* --max-distance or --min-support */
+    int witness;                     /* --witness */
+    const char *html;                /* --html=FILE */
 } cli;
 
 static const char usage[] =
@@ -55,9 +57,17 @@ static const char usage[] =
     "atomicity violations) in traces of a distributed system (Falcon JSON:\n"
     "files, or directories of files).\n"
     "\n"
-    "  -f, --format=text|json|sarif\n"
+    "  -f, --format=text|json|sarif|shiviz\n"
     "                              report format (default text); sarif: SARIF\n"
-    "                              2.1.0 for code-scanning services\n"
+    "                              2.1.0 for code-scanning services; shiviz: a\n"
+    "                              log with vector clocks for ShiViz (the\n"
+    "                              witnesses; see the README)\n"
+    "      --witness               show for each group a run that exhibits its\n"
+    "                              instance: the events in an order Φ allows,\n"
+    "                              with what each waits on in other threads\n"
+    "      --html=FILE             also write a self-contained HTML report\n"
+    "                              (groups, filters, a space-time diagram of\n"
+    "                              each witness); implies --witness\n"
     "      --source-root=DIR       sarif: where a.b.C.m.12 is a/b/C.java line 12\n"
     "      --handlers=nested|floating\n"
     "                              a handler ends before the thread's next\n"
@@ -134,6 +144,9 @@ enum { OPT_HANDLERS = 256, OPT_ORDER, OPT_SMT2, OPT_LENIENT, OPT_TIMEOUT,
        OPT_BASELINE, OPT_SUPPRESSIONS, OPT_KIND, OPT_NODE, OPT_MATCH,
        OPT_LIMIT, OPT_PROGRESS };
 
+/* Explaining races (issue 12): a range of their own. */
+enum { OPT_WITNESS = 768, OPT_HTML };
+
 /* The multi-variable analysis's options (a range of their own). */
 enum { OPT_MULTIVAR = 512, OPT_CORRELATED, OPT_MAX_DISTANCE, OPT_MIN_SUPPORT,
        OPT_LIST_CORRELATIONS };
@@ -161,6 +174,8 @@ static const struct option long_options[] = {
     {"max-distance", required_argument, NULL, OPT_MAX_DISTANCE},
     {"min-support", required_argument, NULL, OPT_MIN_SUPPORT},
     {"list-correlations", no_argument, NULL, OPT_LIST_CORRELATIONS},
+    {"witness", no_argument, NULL, OPT_WITNESS},
+    {"html", required_argument, NULL, OPT_HTML},
     {"source-root", required_argument, NULL, OPT_SOURCE_ROOT},
     {"baseline", required_argument, NULL, OPT_BASELINE},
     {"suppressions", required_argument, NULL, OPT_SUPPRESSIONS},
@@ -305,7 +320,8 @@ static int parse_correlation_option(cli *c, int opt, const char *arg)
 
 static int parse_option(cli *c, int opt, const char *arg)
 {
-    static const char *const formats[] = {"text", "json", "sarif", NULL};
+    static const char *const formats[] = {"text", "json", "sarif", "shiviz",
+                                          NULL};
     static const char *const handlers[] = {"nested", "floating", NULL};
     static const char *const orders[] = {"file", "timestamp", NULL};
     static const char *const configs[] = {"fast", "default", NULL};
@@ -383,6 +399,12 @@ static int parse_option(cli *c, int opt, const char *arg)
     case 'q':
         c->quiet = 1;
         return 0;
+    case OPT_WITNESS:
+        c->witness = 1;
+        return 0;
+    case OPT_HTML:
+        c->html = arg;
+        return 0;
     case OPT_MULTIVAR:
     case OPT_CORRELATED:
     case OPT_MAX_DISTANCE:
@@ -442,6 +464,26 @@ static int write_smt2(const char *path, const hb_model *m, const trace *t,
         fprintf(stderr, "spider: %s: write error\n", path);
     }
     return rc;
+}
+
+/* --html=FILE: the report as one self-contained page.  -1 (said on
+ * stderr) when FILE cannot be written. */
+static int write_html(const char *path, const report *r,
+                      const print_options *o)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "spider: --html: %s: cannot write: %s\n", path,
+                strerror(errno));
+        return -1;
+    }
+    report_print_html(r, o, f);
+    int failed = ferror(f) != 0;
+    if (fclose(f) != 0 || failed) {
+        fprintf(stderr, "spider: --html: %s: write error\n", path);
+        return -1;
+    }
+    return 0;
 }
 
 static int selecting(const cli *c)
@@ -525,7 +567,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "spider: --emit-smt2=- would mix SMT-LIB2 into the "
                 "%s report on standard output: give --emit-smt2 a file name\n"
                 "Try 'spider --help'.\n",
-                c.format == FORMAT_JSON ? "JSON" : "SARIF");
+                c.format == FORMAT_JSON ? "JSON" : c.format == FORMAT_SARIF ? "SARIF" : "ShiViz");
         return EXIT_BAD_INPUT;
     }
     if (load_selection(&c, &sel) != 0)
@@ -603,6 +645,9 @@ int main(int argc, char **argv)
                               .atomicity = c.atomicity,
                               .patterns = c.patterns, .region = c.region,
                               .multi_variable = c.multi_variable,
+                              /* the HTML diagrams and ShiViz draw witnesses */
+                              .witness = c.witness || c.html ||
+                                         c.format == FORMAT_SHIVIZ,
                               .correlation = &corr,
                               .progress = progress_counts(prog)};
     r = analyse(t, m, &aopts, err, sizeof err);
@@ -630,10 +675,14 @@ int main(int argc, char **argv)
         select_groups(r, &sel, &notes);
         popts.notes = &notes;
     }
+    if (c.html && write_html(c.html, r, &popts) != 0)
+        goto cleanup;
     if (c.format == FORMAT_JSON)
         report_print_json(r, &popts, stdout);
     else if (c.format == FORMAT_SARIF)
         report_print_sarif(r, &popts, stdout);
+    else if (c.format == FORMAT_SHIVIZ)
+        report_print_shiviz(r, &popts, stdout);
     else
         report_print_text(r, &popts, stdout);
     status = select_exit_status(r, popts.notes);

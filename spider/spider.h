@@ -268,6 +268,13 @@ void report_print_text(const report *r, const print_options *o, FILE *out);
 void report_print_json(const report *r, const print_options *o, FILE *out);
 /* SARIF 2.1.0 (spider/report_sarif.c, docs/report.md). */
 void report_print_sarif(const report *r, const print_options *o, FILE *out);
+/* One self-contained HTML page (spider/report_html.c): summary, a table of
+ * groups with filters, and a space-time diagram of each witness.  Write
+ * errors show in ferror(out). */
+void report_print_html(const report *r, const print_options *o, FILE *out);
+/* A ShiViz log (spider/report_shiviz.c): the witnesses' events with vector
+ * clocks, one execution per group (README: the regular expression). */
+void report_print_shiviz(const report *r, const print_options *o, FILE *out);
 /* A group as the JSON report shows it (a cJSON object the caller frees
  * with cJSON_Delete), without its baseline state: baselines, fingerprints
  * and filters read groups through it, so that they see every field a kind

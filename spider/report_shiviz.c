@@ -1,0 +1,9 @@
+/* report_shiviz.c — placeholder while issue 12's printer is written. */
+#include "spider.h"
+
+void report_print_shiviz(const report *r, const print_options *o, FILE *out)
+{
+    (void)r;
+    (void)o;
+    fputs("not written yet\n", out);
+}
