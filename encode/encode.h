@@ -219,6 +219,12 @@ hb_answer hb_solver_check_model(hb_solver *s);
 /* One incremental check (push / assert / check / pop).  Both checks answer
  * ANSWER_ERROR when any Z3 call fails, and then on every later call. */
 hb_answer hb_solver_check(hb_solver *s, const hb_query *q);
+/* The same check, and when SAT the values of O(events[i]) in Z3's model
+ * into values[i] (a solution of Φ ∧ q).  A solver made with
+ * hb_solver_new() only (a sliced one answers ANSWER_ERROR). */
+hb_answer hb_solver_check_values(hb_solver *s, const hb_query *q,
+                                 const uint32_t *events, size_t n,
+                                 int64_t *values);
 /* Z3's message for the first error of this solver ("" if none). */
 const char *hb_solver_error(const hb_solver *s);
 void hb_solver_free(hb_solver *s);

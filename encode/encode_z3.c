@@ -402,6 +402,62 @@ hb_answer hb_solver_check(hb_solver *s, const hb_query *q)
     return failed(s) ? ANSWER_ERROR : answer_of(r);
 }
 
+/* The model's value of O(e) into *out; -1 if Z3 failed. */
+static int value_of(hb_solver *s, Z3_model model, uint32_t e, int64_t *out)
+{
+    Z3_ast x = var(s, e);
+    if (!x)
+        return -1;
+    Z3_ast val = NULL;
+    if (!Z3_model_eval(s->ctx, model, x, true, &val) || failed(s) || !val) {
+        fail_setup(s, "Z3 could not evaluate an event in its model");
+        return -1;
+    }
+    Z3_inc_ref(s->ctx, val);
+    int ok = Z3_get_numeral_int64(s->ctx, val, out);
+    Z3_dec_ref(s->ctx, val);
+    if (failed(s) || !ok) {
+        fail_setup(s, "a value of Z3's model does not fit in 64 bits");
+        return -1;
+    }
+    return 0;
+}
+
+/* Reads O(events[i]) from the solver's model of the last check. */
+static int read_values(hb_solver *s, const uint32_t *events, size_t n,
+                       int64_t *values)
+{
+    Z3_model model = Z3_solver_get_model(s->ctx, s->solver);
+    if (failed(s) || !model)
+        return -1;
+    Z3_model_inc_ref(s->ctx, model);
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = value_of(s, model, events[i], &values[i]);
+    Z3_model_dec_ref(s->ctx, model);
+    return failed(s) ? -1 : rc;
+}
+
+hb_answer hb_solver_check_values(hb_solver *s, const hb_query *q,
+                                 const uint32_t *events, size_t n,
+                                 int64_t *values)
+{
+    Z3_context c = s->ctx;
+    if (failed(s) || s->unit) /* a sliced solver's model leaves out
+                                 constraints: its values prove nothing */
+        return ANSWER_ERROR;
+    Z3_solver_push(c, s->solver);
+    if (failed(s) || assert_term(s, query_term(s, q)) != 0)
+        return ANSWER_ERROR;
+    Z3_lbool r = Z3_solver_check(c, s->solver);
+    if (failed(s))
+        return ANSWER_ERROR;
+    if (r == Z3_L_TRUE && read_values(s, events, n, values) != 0)
+        return ANSWER_ERROR;
+    Z3_solver_pop(c, s->solver, 1);
+    return failed(s) ? ANSWER_ERROR : answer_of(r);
+}
+
 const char *hb_solver_error(const hb_solver *s)
 {
     if (!s)

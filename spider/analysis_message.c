@@ -121,6 +121,60 @@ static hb_query query(const candidate *c, unsigned k)
     return hb_query_before(c->ev[1], c->ev[2]);   /* O(s2) < O(r1) */
 }
 
+/* ---- witnesses ------------------------------------------------------------- */
+
+/* The race query of receives ra, rb of one thread, whichever comes first:
+ * O(s2) < O(r1).  0 when the pair is no message race candidate. */
+static int race_query(const trace *t, const hb_model *m, uint32_t ra,
+                      uint32_t rb, witness_query *out)
+{
+    if (ra == rb || t->events[ra].thread != t->events[rb].thread)
+        return 0;
+    uint32_t r1 = t->events[ra].pos < t->events[rb].pos ? ra : rb;
+    uint32_t r2 = r1 == ra ? rb : ra;
+    int32_t s1 = its_send(t, m, r1), s2 = its_send(t, m, r2);
+    const event *e1 = &t->events[r1], *e2 = &t->events[r2];
+    if (s1 == NONE || s2 == NONE || s1 == s2 || !m->kept[r1] || !m->kept[r2] ||
+        (e1->tcp && e2->tcp && e1->object != NONE && e1->object == e2->object))
+        return 0;
+    *out = (witness_query){.query = hb_query_before((uint32_t)s2, r1),
+                           .extra = {(uint32_t)s1, (uint32_t)s2, r1, r2},
+                           .n_extra = 4};
+    return 1;
+}
+
+/* The shown sends and receives may be swapped (the group is an unordered
+ * pair): the query names the receive that comes first. */
+static size_t message_witness(const trace *t, const hb_model *m,
+                              const uint32_t *inst, witness_query *out,
+                              size_t max)
+{
+    if (!max || !race_query(t, m, inst[2], inst[3], out))
+        return 0;
+    out->n_extra = 0; /* the instance's own events */
+    return 1;
+}
+
+/* A handler race shows the message race behind it: the handlers holding
+ * a and b (innermost first, then the ones around them), whose messages
+ * race.  Every such pair is an alternative. */
+static size_t handler_witness(const trace *t, const hb_model *m,
+                              const uint32_t *inst, witness_query *out,
+                              size_t max)
+{
+    size_t n = 0;
+    for (int32_t ha = t->events[inst[0]].handler; ha != NONE;
+         ha = t->handlers[ha].parent)
+        for (int32_t hb = t->events[inst[1]].handler; hb != NONE && n < max;
+             hb = t->handlers[hb].parent) {
+            int32_t ra = t->handlers[ha].rcv, rb = t->handlers[hb].rcv;
+            if (ra != NONE && rb != NONE &&
+                race_query(t, m, (uint32_t)ra, (uint32_t)rb, &out[n]))
+                n++;
+        }
+    return n;
+}
+
 /* A message race holds: its handlers' accesses race (proven_all). */
 static void proven(engine_run *run, const candidate *c)
 {
@@ -410,12 +464,12 @@ const analysis analysis_message = {
     .kind = RACE_MESSAGE, .title = "Message races", .json_key = "message_races",
     .n_queries = 1, .n_located = 2, .n_shown = 4, .symmetric = 1,
     .enabled = enabled, .generate = generate, .query = query, .proven = proven,
-    .proven_all = handler_races,
+    .proven_all = handler_races, .witness_queries = message_witness,
 };
 
 /* Handler races are counted by message races' `proven`; no candidates. */
 const analysis analysis_handler = {
     .kind = RACE_HANDLER, .title = "Handler races", .json_key = "handler_races",
     .n_queries = 0, .n_located = 2, .n_shown = 2, .symmetric = 1,
-    .enabled = enabled,
+    .enabled = enabled, .witness_queries = handler_witness,
 };

@@ -842,13 +842,26 @@ static int add_witnesses(engine_run *run, const uint32_t *group_of,
                          char *err, size_t err_len)
 {
     report *r = run->r;
-    witness_finder *w = witness_finder_new(run->t, run->m, run->o->tuning,
-                                           run->o->timeout_ms);
+    witness_finder *w = witness_finder_new(run->t, run->m,
+                                           run->o->solver == SOLVER_Z3,
+                                           run->o->tuning, run->o->timeout_ms);
     int rc = 0;
+    enum { MAX_ALTERNATIVES = 16 };
+    witness_query alts[MAX_ALTERNATIVES];
     for (size_t i = 0; i < r->n_groups && rc >= 0 && !engine_stopped(run); i++) {
         const group_state *gs = &run->g->g[group_of[i]];
-        rc = witness_find(w, (race_kind)gs->key.kind, gs->inst, &r->groups[i],
-                          err, err_len);
+        const analysis *a = analyses[gs->key.kind];
+        size_t n_alts = 1;
+        if (a->witness_queries) {
+            n_alts = a->witness_queries(run->t, run->m, gs->inst, alts,
+                                        MAX_ALTERNATIVES);
+        } else {
+            candidate c = {.kind = (uint8_t)gs->key.kind};
+            memcpy(c.ev, gs->inst, sizeof c.ev);
+            alts[0] = (witness_query){.query = a->query(&c, 0)};
+        }
+        rc = witness_find(w, gs->inst, a->n_shown, alts, n_alts,
+                          &r->groups[i], err, err_len);
     }
     witness_finder_free(w);
     return rc < 0 ? -1 : 0;

@@ -37,6 +37,14 @@ typedef struct candidate {
 
 typedef struct engine_run engine_run;
 
+/* A query whose solution shows an instance, and events to show with it
+ * (a handler race's sends and receives). */
+typedef struct witness_query {
+    hb_query query;
+    uint32_t extra[GROUP_EVENTS];
+    uint8_t n_extra;
+} witness_query;
+
 /* An analysis.  `generate` adds candidates (and may count instances that
  * need no query); `query` gives the k-th query of a candidate; `proven`,
  * when set, is called for every candidate that holds, in candidate order,
@@ -62,6 +70,12 @@ typedef struct analysis {
      * variable (pattern, variable_y) from the shown instance */
     void (*describe)(const trace *t, const uint32_t *instance,
                      race_group *g);
+    /* when set: the queries (alternatives, at most max, into out) whose
+     * solutions show the shown instance (--witness); NULL: its candidate's
+     * first query.  Returns how many. */
+    size_t (*witness_queries)(const trace *t, const hb_model *m,
+                              const uint32_t *instance,
+                              witness_query *out, size_t max);
 } analysis;
 
 extern const analysis analysis_data, analysis_message, analysis_handler,
@@ -142,15 +156,21 @@ event_ref engine_event_ref(const trace *t, uint32_t e);
  * model otherwise (one solver, made when first needed). */
 typedef struct witness_finder witness_finder;
 
-/* Borrows t and m until freed.  Allocation failure ends the run. */
+
+/* Borrows t and m until freed.  z3_only: every witness from Z3 (as with
+ * --solver=z3, so that tests check both ways).  Allocation failure ends
+ * the run. */
 witness_finder *witness_finder_new(const trace *t, const hb_model *m,
-                                   solver_tuning tuning, unsigned timeout_ms);
-/* Fills g->witness and g->n_witness for the instance inst of kind `kind`
- * (its analysis's events, g->events in the same order).  Returns 0; 1
- * when no witness was found (the solver timed out: g->witness stays
- * NULL); -1 with Z3's message in err when the solver failed. */
-int witness_find(witness_finder *w, race_kind kind, const uint32_t *inst,
-                 race_group *g, char *err, size_t err_len);
+                                   int z3_only, solver_tuning tuning,
+                                   unsigned timeout_ms);
+/* Fills g->witness and g->n_witness for the shown instance inst (n_inst
+ * events, g->events in the same order) from the first of the n_alts
+ * queries that Φ satisfies.  Returns 0; 1 when none was found (unsat, or
+ * the solver timed out: g->witness stays NULL); -1 with Z3's message in
+ * err when the solver failed. */
+int witness_find(witness_finder *w, const uint32_t *inst, uint32_t n_inst,
+                 const witness_query *alts, size_t n_alts, race_group *g,
+                 char *err, size_t err_len);
 void witness_finder_free(witness_finder *w);
 
 /* ---- shortcuts (engine_shortcut.c) ------------------------------------------ */
@@ -179,6 +199,14 @@ typedef struct shortcut_stats {
 int shortcut_decide(const trace *t, const hb_model *m, const query_list *q,
                     hb_answer *answers,
                     shortcut_stats *st);
+
+/* The edges of R, the observed-order witness graph (U, and from each
+ * clause the literal the observed run chose), appended to out.  Returns 1
+ * when every clause has such a literal (then every topological order of
+ * R, if R is acyclic, satisfies Φ), 0 when not.  Allocation failure ends
+ * the run. */
+int shortcut_resolved_edges(const trace *t, const hb_model *m,
+                            hb_edge_list *out);
 
 /* ---- deciding while generating (engine_shortcut.c) ------------------------ */
 

@@ -229,11 +229,12 @@ static int choose_bools(const engine *e, uint8_t *value, hb_edge_list *chosen)
     return ok;
 }
 
-/* R: U plus one literal per clause.  Sets g->acyclic to 0 when no witness. */
-static void build_resolved(engine *e)
+/* R's edges into l: U's, then one literal per clause.  0 when some clause
+ * has no literal to choose (then R is no witness). */
+static int resolved_edges(const engine *e, hb_edge_list *l_out)
 {
     const hb_model *m = e->m;
-    hb_edge_list l = {0};
+    hb_edge_list l = *l_out;
     for (uint32_t i = 0; i < m->n_edges; i++)
         hb_edge_list_add(&l, m->edges[i].before, m->edges[i].after);
     uint8_t *value = xcalloc(m->n_bools + 1, 1);
@@ -260,11 +261,33 @@ static void build_resolved(engine *e)
         else
             hb_edge_list_add(&l, m->lits[pick].a, m->lits[pick].b);
     }
+    free(value);
+    *l_out = l;
+    return ok;
+}
+
+/* R: U plus one literal per clause.  Sets g->acyclic to 0 when no witness. */
+static void build_resolved(engine *e)
+{
+    hb_edge_list l = {0};
+    int ok = resolved_edges(e, &l);
     build_graph(e, &e->r, l.v, l.n);
     if (!ok)
         e->r.acyclic = 0;
-    free(value);
     free(l.v);
+}
+
+int shortcut_resolved_edges(const trace *t, const hb_model *m,
+                            hb_edge_list *out)
+{
+    engine e;
+    memset(&e, 0, sizeof e);
+    e.t = t;
+    e.m = m;
+    number_nodes(&e);
+    int ok = resolved_edges(&e, out);
+    free(e.thread_node);
+    return ok;
 }
 
 /* ---- critical sections ------------------------------------------------------- */
