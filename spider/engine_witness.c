@@ -26,8 +26,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* How far back an event's thread is searched for what it waits on. */
-enum { WALK_MAX = 4096 };
+/* How far back an event's thread is searched for what it waits on, and
+ * how many other threads' waits are shown per event (those of the
+ * instance's threads first, then the latest): a person reads the
+ * witness. */
+enum { WALK_MAX = 4096, WAITS_MAX = 6 };
 
 #define NO_VALUE INT64_MAX
 
@@ -54,6 +57,9 @@ struct witness_finder {
     uint32_t epoch;
     uint32_t *latest_src, *latest_dst; /* by thread: the chosen wait */
     uint32_t *latest_seen;
+    uint32_t *core_thread;           /* == core_mark: a thread of the
+                                        instance */
+    uint32_t core_mark;
 };
 
 static void in_edges_build(in_edges *g, uint32_t n, const hb_edge *e,
@@ -118,6 +124,7 @@ witness_finder *witness_finder_new(const trace *t, const hb_model *m,
     w->latest_src = xmalloc_array((size_t)t->n_threads + 1, sizeof(uint32_t));
     w->latest_dst = xmalloc_array((size_t)t->n_threads + 1, sizeof(uint32_t));
     w->latest_seen = xcalloc((size_t)t->n_threads + 1, sizeof(uint32_t));
+    w->core_thread = xcalloc((size_t)t->n_threads + 1, sizeof(uint32_t));
     return w;
 }
 
@@ -134,6 +141,7 @@ void witness_finder_free(witness_finder *w)
     free(w->latest_src);
     free(w->latest_dst);
     free(w->latest_seen);
+    free(w->core_thread);
     free(w);
 }
 
@@ -275,6 +283,15 @@ static void collect_candidates(witness_finder *w, uint32_t e, event_list *out)
     }
 }
 
+/* Whether thread a's chosen wait is shown before thread b's. */
+static int better_wait(const witness_finder *w, uint32_t a, uint32_t b)
+{
+    int ca = w->core_thread[a] == w->core_mark,
+        cb = w->core_thread[b] == w->core_mark;
+    return ca != cb ? ca > cb
+                    : w->value[w->latest_src[a]] > w->value[w->latest_src[b]];
+}
+
 /* For core event e: per other thread, the latest event (by value) that an
  * event of e's thread up to e waits on; appended to out with their
  * waiters.  peer_of[x] records the wait. */
@@ -307,7 +324,15 @@ static void choose_waits(witness_finder *w, uint32_t e, event_list *out,
             w->latest_dst[ty] = x;
         }
     }
-    for (uint32_t i = 0; i < *n_touched; i++) {
+    /* the threads of the instance first, then the latest waits: the
+     * WAITS_MAX best, by selection */
+    for (uint32_t i = 0; i < *n_touched && i < WAITS_MAX; i++) {
+        for (uint32_t j = i + 1; j < *n_touched; j++)
+            if (better_wait(w, touched[j], touched[i])) {
+                uint32_t x = touched[i];
+                touched[i] = touched[j];
+                touched[j] = x;
+            }
         ALLOC_GROW(out->v, out->n + 2, out->cap);
         out->v[out->n++] = w->latest_src[touched[i]];
         out->v[out->n++] = w->latest_dst[touched[i]];
@@ -354,6 +379,9 @@ static void write_witness(witness_finder *w, const hb_query *q,
     event_list waits = {0};
     uint32_t *touched = xmalloc_array((size_t)t->n_threads + 1, sizeof *touched);
     uint32_t n_touched;
+    w->core_mark++;
+    for (uint32_t i = 0; i < core->n; i++)
+        w->core_thread[t->events[core->v[i]].thread] = w->core_mark;
     for (uint32_t i = 0; i < core->n; i++)
         choose_waits(w, core->v[i], &waits, touched, &n_touched);
     free(touched);
