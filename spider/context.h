@@ -3,16 +3,25 @@
  * event_context): the locks held, the handler and message it runs in and
  * the message's sender, and the CREATE of its thread.
  *
- * Ownership: the returned context belongs to the caller, who hands it to
- * a race_group's event_ref (report_free() frees it).
+ * A context_finder indexes the lock sections once, so that each context
+ * costs O(log sections + locks held), even for a thread that holds a lock
+ * around thousands of other sections (or never releases one).
+ *
+ * Ownership: a returned context belongs to the caller, who hands it to a
+ * race_group's event_ref (report_free() frees it).  A finder borrows the
+ * trace until context_finder_free().  Nothing here fails (allocation
+ * failure ends the run, traces/alloc.h).
  */
 #ifndef SPIDER_CONTEXT_H
 #define SPIDER_CONTEXT_H
 
 #include "spider.h"
 
-/* The context of event e of t.  Never fails (allocation failure ends the
- * run, traces/alloc.h). */
-event_context *event_context_new(const trace *t, uint32_t e);
+typedef struct context_finder context_finder;
+
+context_finder *context_finder_new(const trace *t);
+/* The context of event e of the finder's trace. */
+event_context *context_find(const context_finder *f, uint32_t e);
+void context_finder_free(context_finder *f);
 
 #endif

@@ -763,7 +763,8 @@ event_ref engine_event_ref(const trace *t, uint32_t e)
 /* The printable group of a counted one.  Its node and variable are those
  * of its first event when that is an access, else the node of its last
  * shown event (a message race: the receiving node). */
-static race_group finish_group(const trace *t, const group_state *gs)
+static race_group finish_group(const trace *t, const context_finder *cf,
+                               const group_state *gs)
 {
     const analysis *a = analyses[gs->key.kind];
     race_group rg;
@@ -777,7 +778,7 @@ static race_group finish_group(const trace *t, const group_state *gs)
     rg.n_events = a->n_shown;
     for (uint32_t i = 0; i < a->n_shown; i++) {
         rg.events[i] = engine_event_ref(t, gs->inst[i]);
-        rg.events[i].context = event_context_new(t, gs->inst[i]);
+        rg.events[i].context = context_find(cf, gs->inst[i]);
     }
     rg.n_locations = a->n_located;
     for (uint32_t i = 0; i < a->n_located; i++)
@@ -876,14 +877,16 @@ static int build_groups(engine_run *run, const hb_answer *verdict,
     r->groups = xcalloc(g->n + 1, sizeof *r->groups);
     r->open = xcalloc(g->n + 1, sizeof *r->open);
     uint32_t *group_of = xmalloc_array(g->n + 1, sizeof *group_of);
+    context_finder *cf = context_finder_new(run->t);
     for (uint32_t i = 0; i < g->n; i++) {
         if (g->g[i].count) {
             group_of[r->n_groups] = i;
-            r->groups[r->n_groups++] = finish_group(run->t, &g->g[i]);
+            r->groups[r->n_groups++] = finish_group(run->t, cf, &g->g[i]);
         } else if (g->g[i].undecided) {
-            r->open[r->n_open++] = finish_group(run->t, &g->g[i]);
+            r->open[r->n_open++] = finish_group(run->t, cf, &g->g[i]);
         }
     }
+    context_finder_free(cf);
     int rc = run->o->witness ? add_witnesses(run, group_of, err, err_len) : 0;
     free(group_of);
     qsort(r->groups, r->n_groups, sizeof *r->groups, cmp_groups);

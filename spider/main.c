@@ -677,6 +677,8 @@ int main(int argc, char **argv)
     }
     if (c.html && write_html(c.html, r, &popts) != 0)
         goto cleanup;
+    if (!c.witness && c.format != FORMAT_SHIVIZ)
+        report_drop_witnesses(r);
     if (c.format == FORMAT_JSON)
         report_print_json(r, &popts, stdout);
     else if (c.format == FORMAT_SARIF)

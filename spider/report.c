@@ -8,6 +8,7 @@
 #include <string.h>
 
 static void free_ref(event_ref *e);
+static void free_witness(race_group *g);
 
 static void free_context(event_context *c)
 {
@@ -42,12 +43,27 @@ static void free_group(race_group *g)
         free(g->locations[i]);
         free_ref(&g->events[i]);
     }
-    for (uint32_t i = 0; i < g->n_witness; i++)
-        free_ref(&g->witness[i].event);
-    free(g->witness);
+    free_witness(g);
     free(g->node);
     free(g->variable);
     free(g->variable_y);
+}
+
+static void free_witness(race_group *g)
+{
+    for (uint32_t i = 0; i < g->n_witness; i++)
+        free_ref(&g->witness[i].event);
+    free(g->witness);
+    g->witness = NULL;
+    g->n_witness = 0;
+}
+
+void report_drop_witnesses(report *r)
+{
+    for (size_t i = 0; i < r->n_groups; i++)
+        free_witness(&r->groups[i]);
+    for (size_t i = 0; i < r->n_open; i++)
+        free_witness(&r->open[i]);
 }
 
 void report_free(report *r)

@@ -17,23 +17,81 @@ static void add_u64(cJSON *o, const char *k, uint64_t v)
     cJSON_AddItemToObject(o, k, cJSON_CreateNumber((double)v));
 }
 
+static void add_string_or_null(cJSON *o, const char *k, const char *v)
+{
+    if (v)
+        cJSON_AddStringToObject(o, k, v);
+    else
+        cJSON_AddNullToObject(o, k);
+}
+
+/* An EVENT (docs/report.md): every key always there, "object" null when
+ * the event acts on nothing. */
 static cJSON *event_json(const event_ref *e)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "type", e->type);
     cJSON_AddStringToObject(o, "thread", e->thread);
+    cJSON_AddStringToObject(o, "node", e->node);
     cJSON_AddStringToObject(o, "location", e->location);
     cJSON_AddStringToObject(o, "file", e->file);
     add_u64(o, "line", e->line);
     add_u64(o, "index", e->index);
+    add_string_or_null(o, "object", e->object);
+    return o;
+}
+
+static cJSON *event_or_null(const event_ref *e)
+{
+    return e ? event_json(e) : cJSON_CreateNull();
+}
+
+/* The context of an instance's event: stable keys, null (locks: []) when
+ * absent, so that a jq filter needs no test for a key. */
+static cJSON *context_json(const event_context *c)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON *locks = cJSON_AddArrayToObject(o, "locks");
+    for (uint32_t i = 0; c && i < c->n_locks; i++)
+        cJSON_AddItemToArray(locks, cJSON_CreateString(c->locks[i]));
+    cJSON_AddItemToObject(o, "handler", event_or_null(c ? c->handler : NULL));
+    add_string_or_null(o, "message", c ? c->message : NULL);
+    cJSON_AddItemToObject(o, "sender", event_or_null(c ? c->sender : NULL));
+    cJSON_AddItemToObject(o, "created", event_or_null(c ? c->created : NULL));
     return o;
 }
 
 static cJSON *events_json(const race_group *g, uint32_t from, uint32_t to)
 {
     cJSON *a = cJSON_CreateArray();
-    for (uint32_t i = from; i < to; i++)
-        cJSON_AddItemToArray(a, event_json(&g->events[i]));
+    for (uint32_t i = from; i < to; i++) {
+        cJSON *e = event_json(&g->events[i]);
+        cJSON_AddItemToObject(e, "context", context_json(g->events[i].context));
+        cJSON_AddItemToArray(a, e);
+    }
+    return a;
+}
+
+/* The witness: EVENTs in run order, each with its step, which event of
+ * the instance it is and the witness index of the event it waits for
+ * (null when none). */
+static cJSON *witness_json(const race_group *g)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (uint32_t i = 0; i < g->n_witness; i++) {
+        const witness_step *w = &g->witness[i];
+        cJSON *e = event_json(&w->event);
+        add_u64(e, "step", w->step);
+        if (w->role >= 0)
+            add_u64(e, "instance", (uint64_t)w->role);
+        else
+            cJSON_AddNullToObject(e, "instance");
+        if (w->peer >= 0)
+            add_u64(e, "waits_for", (uint64_t)w->peer);
+        else
+            cJSON_AddNullToObject(e, "waits_for");
+        cJSON_AddItemToArray(a, e);
+    }
     return a;
 }
 
@@ -64,6 +122,8 @@ cJSON *report_group_json(const race_group *g)
     } else {
         cJSON_AddItemToObject(inst, "accesses", events_json(g, 0, g->n_events));
     }
+    if (g->witness)
+        cJSON_AddItemToObject(inst, "witness", witness_json(g));
     cJSON_AddItemToObject(o, "instance", inst);
     return o;
 }

@@ -139,8 +139,9 @@ static char *source_file(const char *root, const char *loc, unsigned *line)
     for (size_t i = 0; i < cls; i++)
         rel[i] = loc[i] == '.' ? '/' : loc[i];
     memcpy(rel + cls, ".java", 6);
-    char *full = xmalloc(strlen(root) + cls + 8);
-    sprintf(full, "%s/%s", root, rel);
+    size_t full_len = strlen(root) + cls + 8;
+    char *full = xmalloc(full_len);
+    snprintf(full, full_len, "%s/%s", root, rel);
     int found = access(full, R_OK) == 0;
     free(full);
     if (!found) {
@@ -171,6 +172,50 @@ static cJSON *side_location(const race_group *g, uint32_t i,
     return l;
 }
 
+/* A growing text: a memory stream that ends the run if it cannot be made
+ * or closed (alloc.h's rule). */
+static FILE *text_open(char **buf, size_t *len)
+{
+    FILE *f = open_memstream(buf, len);
+    if (!f)
+        alloc_fail(0, "a SARIF message");
+    return f;
+}
+
+static char *text_close(FILE *f, char **buf, size_t *len)
+{
+    if (fclose(f) != 0 || !*buf)
+        alloc_fail(*len, "a SARIF message");
+    return *buf;
+}
+
+/* "; holds lock L; in the handler of message M (sent by T at f:12);
+ * thread created by T at f:3" — what ThreadSanitizer says of an access. */
+static void context_text(const event_context *c, FILE *f)
+{
+    if (!c)
+        return;
+    if (c->n_locks == 0)
+        fputs("; holds no lock", f);
+    for (uint32_t i = 0; i < c->n_locks; i++)
+        fprintf(f, "%s%s", i ? ", " : (c->n_locks == 1 ? "; holds lock "
+                                                       : "; holds locks "),
+                c->locks[i]);
+    if (c->handler) {
+        fputs("; in the handler", f);
+        if (c->message)
+            fprintf(f, " of message %s", c->message);
+        fprintf(f, " (begins at %s:%u", c->handler->file, c->handler->line);
+        if (c->sender)
+            fprintf(f, ", sent by %s at %s:%u", c->sender->thread,
+                    c->sender->file, c->sender->line);
+        fputc(')', f);
+    }
+    if (c->created)
+        fprintf(f, "; thread created by %s at %s:%u", c->created->thread,
+                c->created->file, c->created->line);
+}
+
 static cJSON *related(const race_group *g)
 {
     cJSON *a = cJSON_CreateArray();
@@ -180,13 +225,88 @@ static cJSON *related(const race_group *g)
         cJSON_AddNumberToObject(l, "id", i + 1);
         cJSON_AddItemToObject(l, "physicalLocation",
                               physical(e->file, "TRACEROOT", e->line));
-        char text[512];
-        snprintf(text, sizeof text, "%s by %s at %s (event %u of its thread)",
-                 e->type, e->thread, e->location, e->index);
-        cJSON_AddItemToObject(l, "message", text_message(text));
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = text_open(&text, &len);
+        fprintf(f, "%s by %s at %s (event %u of its thread)", e->type,
+                e->thread, e->location, e->index);
+        context_text(e->context, f);
+        cJSON_AddItemToObject(l, "message",
+                              text_message(text_close(f, &text, &len)));
+        free(text);
         cJSON_AddItemToArray(a, l);
     }
     return a;
+}
+
+/* One step of a witness as a threadFlowLocation: the trace file and line,
+ * the event's location as a logical location, executionOrder its step
+ * (equal steps happen at once); the instance's events are essential. */
+static cJSON *witness_location(const race_group *g, const witness_step *w)
+{
+    const event_ref *e = &w->event;
+    cJSON *tfl = cJSON_CreateObject();
+    cJSON *l = cJSON_AddObjectToObject(tfl, "location");
+    cJSON_AddItemToObject(l, "physicalLocation",
+                          physical(e->file, "TRACEROOT", e->line));
+    cJSON_AddItemToArray(cJSON_AddArrayToObject(l, "logicalLocations"),
+                         logical(e->location));
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = text_open(&text, &len);
+    fprintf(f, "step %u: %s", w->step, e->type);
+    if (e->object)
+        fprintf(f, " %s", e->object);
+    fprintf(f, " by %s at %s", e->thread, e->location);
+    if (w->role >= 0)
+        fprintf(f, " (event %d of the instance)", w->role + 1);
+    if (w->peer >= 0 && (uint32_t)w->peer < g->n_witness)
+        fprintf(f, "; waits for step %u (%s by %s)",
+                g->witness[w->peer].step, g->witness[w->peer].event.type,
+                g->witness[w->peer].event.thread);
+    cJSON_AddItemToObject(l, "message", text_message(text_close(f, &text, &len)));
+    free(text);
+    cJSON_AddNumberToObject(tfl, "executionOrder", w->step);
+    cJSON_AddStringToObject(tfl, "importance",
+                            w->role >= 0 ? "essential" : "important");
+    return tfl;
+}
+
+/* The witness as one codeFlow with a threadFlow per thread, threads in
+ * order of their first step. */
+static cJSON *code_flows(const race_group *g)
+{
+    cJSON *flows = cJSON_CreateArray();
+    cJSON *cf = cJSON_CreateObject();
+    cJSON_AddItemToArray(flows, cf);
+    cJSON_AddItemToObject(cf, "message", text_message(
+        "A run that shows the race: each thread's steps, executionOrder "
+        "the step (equal steps happen at once)"));
+    cJSON *tfs = cJSON_AddArrayToObject(cf, "threadFlows");
+    uint8_t *done = xcalloc(g->n_witness, 1);
+    for (uint32_t i = 0; i < g->n_witness; i++) {
+        if (done[i])
+            continue;
+        const char *thread = g->witness[i].event.thread;
+        cJSON *tf = cJSON_CreateObject();
+        cJSON_AddStringToObject(tf, "id", thread);
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = text_open(&text, &len);
+        fprintf(f, "thread %s on node %s", thread, g->witness[i].event.node);
+        cJSON_AddItemToObject(tf, "message",
+                              text_message(text_close(f, &text, &len)));
+        free(text);
+        cJSON *locs = cJSON_AddArrayToObject(tf, "locations");
+        for (uint32_t k = i; k < g->n_witness; k++)
+            if (!done[k] && strcmp(g->witness[k].event.thread, thread) == 0) {
+                done[k] = 1;
+                cJSON_AddItemToArray(locs, witness_location(g, &g->witness[k]));
+            }
+        cJSON_AddItemToArray(tfs, tf);
+    }
+    free(done);
+    return flows;
 }
 
 /* FNV-1a, 64 bits, as 16 hex digits: a fingerprint, not a secret. */
@@ -213,9 +333,7 @@ static char *result_text(const race_group *g, const cJSON *json)
 {
     char noun[96], *buf = NULL;
     size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f)
-        alloc_fail(0, "a SARIF message");
+    FILE *f = text_open(&buf, &len);
     race_kind_noun(g->kind, 1, noun, sizeof noun);
     noun[0] = (char)toupper((unsigned char)noun[0]);
     fprintf(f, "%s%s: ", g->count ? "" : "Possible ", noun);
@@ -244,9 +362,7 @@ static char *result_text(const race_group *g, const cJSON *json)
     else
         fprintf(f, " (undecided: %llu candidates the solver left open)",
                 (unsigned long long)g->undecided);
-    if (fclose(f) != 0 || !buf)
-        alloc_fail(len, "a SARIF message");
-    return buf;
+    return text_close(f, &buf, &len);
 }
 
 static cJSON *result(const race_group *g, int rule_index,
@@ -272,6 +388,8 @@ static cJSON *result(const race_group *g, int rule_index,
     for (uint32_t i = 0; i < g->n_locations; i++)
         cJSON_AddItemToArray(locs, side_location(g, i, o));
     cJSON_AddItemToObject(res, "relatedLocations", related(g));
+    if (g->n_witness)
+        cJSON_AddItemToObject(res, "codeFlows", code_flows(g));
     char *identity = group_identity(g->kind, json), fp[17];
     cJSON_Delete(json);
     fingerprint(identity, fp);

@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct style {
     const char *bold, *red, *dim, *off;
@@ -92,6 +93,138 @@ static void print_side(const event_ref *e, const char *role, FILE *out)
     text_pool_free(&tp);
 }
 
+/* Where another event of the context is: "line 12" in the file of the
+ * event it explains (printed just above), else "file:12". */
+static void print_where(const event_ref *of, const event_ref *e, FILE *out)
+{
+    if (strcmp(of->file, e->file) == 0) {
+        fprintf(out, "line %u", e->line);
+        return;
+    }
+    text_put(out, e->file);
+    fprintf(out, ":%u", e->line);
+}
+
+/* The handler an event runs in and who sent its message. */
+static void print_handler(const event_ref *e, const event_context *c,
+                          FILE *out)
+{
+    fputs("            in the handler", out);
+    if (c->message) {
+        fputs(" of message ", out);
+        text_put(out, c->message);
+    } else if (c->sender) {
+        fputs(" of a message", out);
+    }
+    fputs(" (begins at ", out);
+    print_where(e, c->handler, out);
+    fputc(')', out);
+    if (c->sender) {
+        fputs(", sent by ", out);
+        text_put(out, c->sender->thread);
+        fputs(" at ", out);
+        print_where(e, c->sender, out);
+    } else if (c->message) {
+        fputs(", whose send is not in the trace", out);
+    }
+    fputc('\n', out);
+}
+
+/* What ThreadSanitizer says of an access, under it: the locks held, the
+ * handler and message it runs in, and where its thread was created. */
+static void print_context(const event_ref *e, FILE *out)
+{
+    const event_context *c = e->context;
+    if (!c)
+        return;
+    if (c->n_locks == 0)
+        fputs("            holds no lock\n", out);
+    else {
+        fputs(c->n_locks == 1 ? "            holds lock " : "            holds locks ", out);
+        for (uint32_t i = 0; i < c->n_locks; i++) {
+            fputs(i ? ", " : "", out);
+            text_put(out, c->locks[i]);
+        }
+        fputs(c->n_locks > 1 ? " (outermost first)\n" : "\n", out);
+    }
+    if (c->handler)
+        print_handler(e, c, out);
+    if (c->created) {
+        fputs("            thread created by ", out);
+        text_put(out, c->created->thread);
+        fputs(" at ", out);
+        print_where(e, c->created, out);
+        fputc('\n', out);
+    }
+}
+
+static void print_event(const event_ref *e, const char *role, FILE *out)
+{
+    print_side(e, role, out);
+    print_context(e, out);
+}
+
+/* Column widths of a witness timeline. */
+typedef struct witness_cols {
+    int node, thread, type, object, location;
+    const char *file;                /* the one file of every step, or NULL */
+} witness_cols;
+
+static int width_of(const char *s, int w)
+{
+    int n = s ? (int)strlen(s) : 1;
+    return n > w ? n : w;
+}
+
+static witness_cols witness_columns(const race_group *g, text_pool *tp)
+{
+    witness_cols c = {0, 0, 0, 0, 0, g->witness[0].event.file};
+    for (uint32_t i = 0; i < g->n_witness; i++) {
+        const event_ref *e = &g->witness[i].event;
+        c.node = width_of(text_safe(tp, e->node), c.node);
+        c.thread = width_of(text_safe(tp, e->thread), c.thread);
+        c.type = width_of(e->type, c.type);
+        c.object = width_of(text_safe(tp, e->object), c.object);
+        c.location = width_of(text_safe(tp, e->location), c.location);
+        if (c.file && strcmp(c.file, e->file) != 0)
+            c.file = NULL;
+    }
+    return c;
+}
+
+/* --witness: the run, one event a line in run order; ">>" marks the
+ * instance's events, "waits for step N" the event each waits on. */
+static void print_witness(const race_group *g, const style *st, FILE *out)
+{
+    if (!g->n_witness)
+        return;
+    text_pool tp = {0};
+    witness_cols c = witness_columns(g, &tp);
+    fputs("     witness, a run that shows it (>> the instance", out);
+    if (c.file)
+        fprintf(out, "; line numbers of %s", text_safe(&tp, c.file));
+    fputs("):\n", out);
+    for (uint32_t i = 0; i < g->n_witness; i++) {
+        const witness_step *w = &g->witness[i];
+        const event_ref *e = &w->event;
+        const char *object = e->object ? text_safe(&tp, e->object) : "-";
+        fprintf(out, "       %s%s%s %3u  %-*s  %-*s  %-*s  %-*s  %-*s  ",
+                w->role >= 0 ? st->red : "", w->role >= 0 ? ">>" : "  ",
+                w->role >= 0 ? st->off : "", w->step, c.node,
+                text_safe(&tp, e->node), c.thread, text_safe(&tp, e->thread),
+                c.type, e->type, c.object, object, c.location,
+                text_safe(&tp, e->location));
+        if (c.file)
+            fprintf(out, "%u", e->line);
+        else
+            fprintf(out, "%s:%u", text_safe(&tp, e->file), e->line);
+        if (w->peer >= 0 && (uint32_t)w->peer < g->n_witness)
+            fprintf(out, "  waits for step %u", g->witness[w->peer].step);
+        fputc('\n', out);
+    }
+    text_pool_free(&tp);
+}
+
 /* "A  vs  B", or "P  /  R  /  C". */
 static void print_locations(const race_group *g, const style *st, FILE *out)
 {
@@ -123,8 +256,8 @@ static void print_group(const race_group *g, size_t n, const style *st,
     if (g->kind == RACE_MESSAGE) {
         fprintf(out, "     messages received by %s on node %s; e.g.\n",
                 text_safe(&tp, g->events[2].thread), node);
-        print_side(&g->events[0], "", out);
-        print_side(&g->events[1], "", out);
+        print_event(&g->events[0], "", out);
+        print_event(&g->events[1], "", out);
         fprintf(out, "     received at %s:%u and %s:%u\n",
                 text_safe(&tp, g->events[2].file), g->events[2].line,
                 text_safe(&tp, g->events[3].file), g->events[3].line);
@@ -136,7 +269,7 @@ static void print_group(const race_group *g, size_t n, const style *st,
                 text_safe(&tp, g->events[0].thread));
         static const char *const roles[3] = {"   (p)", "   (r)", "   (c)"};
         for (uint32_t i = 0; i < 3; i++)
-            print_side(&g->events[i], roles[i], out);
+            print_event(&g->events[i], roles[i], out);
     } else if (g->kind == RACE_MULTIVAR) {
         fprintf(out, "     %s on correlated variables x = %s, y = %s of node "
                 "%s: the %s x and %s y of %s can both fall between the %s x "
@@ -151,13 +284,14 @@ static void print_group(const race_group *g, size_t n, const style *st,
         int bx_first = g->events[2].index < g->events[3].index;
         const uint32_t order[4] = {0, bx_first ? 2 : 3, bx_first ? 3 : 2, 1};
         for (uint32_t i = 0; i < 4; i++)
-            print_side(&g->events[order[i]], roles[order[i]], out);
+            print_event(&g->events[order[i]], roles[order[i]], out);
     } else {
         fprintf(out, "     variable %s on node %s; e.g.\n", var, node);
         for (uint32_t i = 0; i < g->n_events; i++)
-            print_side(&g->events[i], "", out);
+            print_event(&g->events[i], "", out);
     }
     text_pool_free(&tp);
+    print_witness(g, st, out);
 }
 
 /* Atomicity violations read best by CTrigger's rank: smallest gap first. */

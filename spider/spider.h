@@ -166,6 +166,9 @@ typedef struct report {
 } report;
 
 void report_free(report *r);
+/* Frees every group's witness (--html needs them, the report on standard
+ * output shows them only with --witness). */
+void report_drop_witnesses(report *r);
 /* Frees the groups whose drop flag is set (drop_groups by r->groups,
  * drop_open by r->open; either may be NULL) and closes the gaps, keeping
  * the order; n_by_kind follows.  The summary is left as decided. */

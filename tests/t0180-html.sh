@@ -203,12 +203,12 @@ for p in problems[:10]:
 sys.exit(1 if problems else 0)
 EOF
 
-# page NAME TRACE...: the HTML and the JSON report of one run, then the
-# checks on the file
+# page NAME TRACE...: the HTML and the JSON report of one run (--witness:
+# the JSON shows the witnesses only then), then the checks on the file
 pages=""
 page() {
     name=$1; shift
-    $SPIDER --no-timings -q -f json --html="$TMP/$name.html" "$@" \
+    $SPIDER --no-timings -q -f json --witness --html="$TMP/$name.html" "$@" \
         >"$TMP/$name.json" 2>"$TMP/$name.err"
     st=$?
     if [ "$st" -eq 1 ] && [ -s "$TMP/$name.html" ]; then ok; else
@@ -284,4 +284,10 @@ for name in $pages; do
          89504e470d0a1a0a ] && [ "$(wc -c <"$TMP/$name.png")" -gt 20000 ]; then
         ok; else not_ok "$name.png: no screenshot"; fi
 done
+# --html alone draws witnesses in the page; the report on standard output
+# shows them only with --witness
+$SPIDER --no-timings -q -f json --html="$TMP/plain.html" benchmarks/taxdc/m3274 >"$TMP/plain.json" 2>/dev/null
+if grep -q '"witness"' "$TMP/plain.json"; then not_ok "--html without --witness: the JSON report shows witnesses"
+elif ! cmp -s "$TMP/plain.html" "$TMP/m3274.html"; then not_ok "--html without --witness: another page than with it"
+else ok; fi
 finish
