@@ -379,29 +379,6 @@ static Z3_ast query_term(hb_solver *s, const hb_query *q)
     return combine(s, q->any, n, atoms);
 }
 
-hb_answer hb_solver_check(hb_solver *s, const hb_query *q)
-{
-    Z3_context c = s->ctx;
-    if (failed(s))
-        return ANSWER_ERROR;
-    if (s->unit) {
-        uint32_t u = 0;
-        for (uint32_t i = 0; i < q->n_events; i++)
-            if (s->unit[q->ev[i]] > u)
-                u = s->unit[q->ev[i]];
-        if (extend(s, u) != 0)
-            return ANSWER_ERROR;
-    }
-    Z3_solver_push(c, s->solver);
-    if (failed(s) || assert_term(s, query_term(s, q)) != 0)
-        return ANSWER_ERROR;
-    Z3_lbool r = Z3_solver_check(c, s->solver);
-    if (failed(s))
-        return ANSWER_ERROR;
-    Z3_solver_pop(c, s->solver, 1);
-    return failed(s) ? ANSWER_ERROR : answer_of(r);
-}
-
 /* The model's value of O(e) into *out; -1 if Z3 failed. */
 static int value_of(hb_solver *s, Z3_model model, uint32_t e, int64_t *out)
 {
@@ -438,24 +415,47 @@ static int read_values(hb_solver *s, const uint32_t *events, size_t n,
     return failed(s) ? -1 : rc;
 }
 
-hb_answer hb_solver_check_values(hb_solver *s, const hb_query *q,
-                                 const uint32_t *events, size_t n,
-                                 int64_t *values)
+/* Push, assert q, check, and when SAT read O(events[i]) into values[i]
+ * (n may be 0), pop. */
+static hb_answer check_query(hb_solver *s, const hb_query *q,
+                             const uint32_t *events, size_t n, int64_t *values)
 {
     Z3_context c = s->ctx;
-    if (failed(s) || s->unit) /* a sliced solver's model leaves out
-                                 constraints: its values prove nothing */
-        return ANSWER_ERROR;
     Z3_solver_push(c, s->solver);
     if (failed(s) || assert_term(s, query_term(s, q)) != 0)
         return ANSWER_ERROR;
     Z3_lbool r = Z3_solver_check(c, s->solver);
     if (failed(s))
         return ANSWER_ERROR;
-    if (r == Z3_L_TRUE && read_values(s, events, n, values) != 0)
+    if (r == Z3_L_TRUE && n && read_values(s, events, n, values) != 0)
         return ANSWER_ERROR;
     Z3_solver_pop(c, s->solver, 1);
     return failed(s) ? ANSWER_ERROR : answer_of(r);
+}
+
+hb_answer hb_solver_check(hb_solver *s, const hb_query *q)
+{
+    if (failed(s))
+        return ANSWER_ERROR;
+    if (s->unit) {
+        uint32_t u = 0;
+        for (uint32_t i = 0; i < q->n_events; i++)
+            if (s->unit[q->ev[i]] > u)
+                u = s->unit[q->ev[i]];
+        if (extend(s, u) != 0)
+            return ANSWER_ERROR;
+    }
+    return check_query(s, q, NULL, 0, NULL);
+}
+
+hb_answer hb_solver_check_values(hb_solver *s, const hb_query *q,
+                                 const uint32_t *events, size_t n,
+                                 int64_t *values)
+{
+    if (failed(s) || s->unit) /* a sliced solver's model leaves out
+                                 constraints: its values prove nothing */
+        return ANSWER_ERROR;
+    return check_query(s, q, events, n, values);
 }
 
 const char *hb_solver_error(const hb_solver *s)

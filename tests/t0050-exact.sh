@@ -1,5 +1,5 @@
 # Every shortcut is exact and pruning hides no race: on every bundled and
-# shared trace and on 300 random traces (bin/gen-trace, every feature of
+# shared trace and on 200 random traces (bin/gen-trace, every feature of
 # the trace format and model on), in both handler models, the default
 # analysis (pruning, exact shortcuts, then Z3) reports the race groups of
 # --solver=z3 --no-prune (Z3 asked about every candidate of every event);
@@ -10,7 +10,7 @@
 # in all (differential.py sums the coverage lines of gen-trace).  Then the
 # same with --atomicity, every pattern, on 200 of the random traces.
 . tests/lib.sh
-SEEDS=${SEEDS:-300}
+SEEDS=${SEEDS:-200}
 set -- benchmarks/taxdc/*/
 if [ -d "$SHARED" ]; then
     set -- "$@" "$SHARED"/*/*.log "$SHARED"/*/*.txt

@@ -1,11 +1,11 @@
 # The pruning contract (docs/pruning.md): on every bundled and shared trace,
-# the regression fixtures in tests/prune/, and 300 random traces
+# the regression fixtures in tests/prune/, and 150 random traces
 # (bin/gen-trace, every feature of the trace format and model on), in both
 # handler models, the race groups with and without pruning are the same
 # and no count grows.  Each generator feature must be hit at least 20
 # times in all.
 . tests/lib.sh
-SEEDS=${SEEDS:-300}
+SEEDS=${SEEDS:-150}
 set -- benchmarks/taxdc/*/ tests/prune/*.log
 if [ -d "$SHARED" ]; then
     set -- "$@" "$SHARED"/*/*.log "$SHARED"/*/*.txt

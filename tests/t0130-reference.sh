@@ -6,14 +6,14 @@
 # with and without --atomicity, and with --multi-variable (the groups, the
 # correlated pairs of the summary and of --list-correlations, mined and
 # given by a --correlated file, the exit status) — on the bundled and
-# shared traces, the fixtures, and 60 fresh random traces of bin/gen-trace
+# shared traces, the fixtures, and 50 fresh random traces of bin/gen-trace
 # (seeds no other test uses; every SPEC feature on by default, open locks
 # included), plus for --multi-variable 24 random traces rich in correlated
 # pairs (gen-trace --correlated=60), a Cyclon trace with --correlated and the
 # bundled benchmarks/multivar examples.
 . tests/lib.sh
 command -v z3 >/dev/null || { echo "skip: the z3 command is missing (make deps installs it)"; exit 77; }
-SEEDS=${SEEDS:-60}
+SEEDS=${SEEDS:-50}
 set -- benchmarks/taxdc/*/ benchmarks/atomicity/*/ tests/prune/*.log tests/fixtures/*.log
 if [ -d "$SHARED" ]; then
     set -- "$@" "$SHARED"/micro-benchmarks/*.log "$SHARED"/misc/*.log \

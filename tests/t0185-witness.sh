@@ -10,7 +10,7 @@
 . tests/lib.sh
 command -v z3 >/dev/null || { echo "skip: the z3 command is missing (make deps installs it)"; exit 77; }
 SEEDS=${SEEDS:-100}
-[ -n "${SANITIZED:-}" ] && SEEDS=30   # the sanitized build is slower
+[ -n "${SANITIZED:-}" ] && SEEDS=15   # the sanitized build is slower
 set -- benchmarks/taxdc/*/ tests/prune/*.log tests/fixtures/*.log
 if [ -d "$SHARED" ]; then
     set -- "$@" "$SHARED"/micro-benchmarks/*.log "$SHARED"/misc/*.log \
