@@ -21,13 +21,16 @@ run (repeat it for more), e.g. --extra=--atomicity: the atomicity groups
 are then compared too (and --extra=--multi-variable the multi-variable
 ones, with the correlated pairs of the summary).
 
-Prints one "not ok: ..." line per failure and a closing "N checks, N failed";
+Traces run as many at a time as there are CPUs.  Prints one "not ok: ..."
+line per failure and a closing "N checks, N failed";
 exits 1 on any failure.
 """
 import json
 import os
 import subprocess
 import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
 
 SPIDER = os.environ.get("SPIDER", "./bin/spider")
 EXTRA = []          # --extra=ARG: added to every spider run (e.g. --atomicity)
@@ -38,6 +41,8 @@ decided = {}
 removed = {}
 coverage = {}
 coverage_files = 0
+lock = threading.Lock()  # traces run two at a time (one per CPU): the
+                         # counters above are shared
 
 
 INCONSISTENT = {"inconsistent": True}
@@ -69,10 +74,11 @@ def same_consistency(reports, path, h):
 
 def check(ok, what):
     global checks, failures
-    checks += 1
-    if not ok:
-        failures += 1
-        print("not ok:", what)
+    with lock:
+        checks += 1
+        if not ok:
+            failures += 1
+            print("not ok:", what)
 
 
 def groups(d, fields=("locations", "variable", "node", "count")):
@@ -114,9 +120,10 @@ def exact(path, h):
     check(gr == ga, "%s (%s): default groups differ from --solver=z3 --no-prune: "
           "default lacks %s, has extra %s"
           % (path, h, sorted(set(gr) - set(ga))[:3], sorted(set(ga) - set(gr))[:3]))
-    for k, v in full["summary"]["decided"].items():
-        if k != "solver":
-            decided[k] = decided.get(k, 0) + v
+    with lock:
+        for k, v in full["summary"]["decided"].items():
+            if k != "solver":
+                decided[k] = decided.get(k, 0) + v
 
 
 def prune(path, h):
@@ -137,9 +144,11 @@ def prune(path, h):
         check(int(g[2]) <= int(counts_f.get(g[:2], "0")),
               "%s (%s): pruning raised a count %s" % (path, h, g))
     s = pruned["summary"]
-    for k in ("events", "accesses", "handler_events", "thread_events", "other_events"):
-        removed[k] = removed.get(k, 0) + s["pruned"][k]
-    removed["total"] = removed.get("total", 0) + s["events"]
+    with lock:
+        for k in ("events", "accesses", "handler_events", "thread_events",
+                  "other_events"):
+            removed[k] = removed.get(k, 0) + s["pruned"][k]
+        removed["total"] = removed.get("total", 0) + s["events"]
 
 
 def invariance(seed_dir, h):
@@ -187,8 +196,11 @@ def main():
             paths.append(a)
     for p in paths:
         read_coverage(p)
-        for h in ("nested", "floating"):
-            {"exact": exact, "invariance": invariance, "prune": prune}[mode](p, h)
+    work = {"exact": exact, "invariance": invariance, "prune": prune}[mode]
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        for f in [pool.submit(work, p, h) for p in paths
+                  for h in ("nested", "floating")]:
+            f.result()
     if decided:
         print("how candidates were decided:", decided)
     if removed:
