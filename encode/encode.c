@@ -308,12 +308,49 @@ typedef struct shared_notify {
     uint32_t i, j, p, q;
 } shared_notify;
 
-/* A NOTIFY wakes at most one WAIT: "not both" for every two kept waits
- * that may choose it, in the order (wait i, wait j, i's candidate) that
- * the model has always had.  The waits of each NOTIFY are listed first,
- * so the time is the number of clauses, not waits^2 x notifies^2 (the
- * clauses themselves stay quadratic in the waits of one NOTIFY). */
-static void at_most_one_wait(builder *b, const uint32_t *bool_of)
+/* Up to this many waits per NOTIFY, "at most one" is said pairwise
+ * (k(k-1)/2 clauses: fewer than a ladder's 3k-4); past it, by a ladder. */
+enum { PAIRWISE_MAX = 5 };
+
+/* Sinz's sequential counter for the booleans x[0..k) of one NOTIFY: aux
+ * s_i ("one of x[0..i] holds"), x_i -> s_i, s_{i-1} -> s_i, and not both
+ * x_i and s_{i-1}: 3k-4 clauses and k-1 booleans instead of k(k-1)/2
+ * clauses.  Its solutions are those of the pairwise clauses, each with
+ * one value of the aux booleans (s_i = x_0 or ... or x_i). */
+static void ladder(builder *b, uint32_t notify, const uint32_t *x, uint32_t k,
+                   uint32_t *choices_cap)
+{
+    hb_model *m = b->m;
+    uint32_t s0 = m->n_bools;
+    ALLOC_GROW(m->choices, m->n_bools + k, *choices_cap);
+    for (uint32_t i = 0; i + 1 < k; i++)
+        m->choices[m->n_bools++] = (hb_choice){notify, HB_LADDER};
+    for (uint32_t i = 0; i < k; i++) {
+        if (i + 1 < k) {
+            hb_lit to_s[2] = {{LIT_NOT_BOOL, x[i], 0}, {LIT_BOOL, s0 + i, 0}};
+            add_clause(b, ORIGIN_WAIT_NOTIFY, to_s, 2);
+        }
+        if (i > 0 && i + 1 < k) {
+            hb_lit carry[2] = {{LIT_NOT_BOOL, s0 + i - 1, 0},
+                               {LIT_BOOL, s0 + i, 0}};
+            add_clause(b, ORIGIN_WAIT_NOTIFY, carry, 2);
+        }
+        if (i > 0) {
+            hb_lit not_both[2] = {{LIT_NOT_BOOL, x[i], 0},
+                                  {LIT_NOT_BOOL, s0 + i - 1, 0}};
+            add_clause(b, ORIGIN_WAIT_NOTIFY, not_both, 2);
+        }
+    }
+}
+
+/* A NOTIFY wakes at most one WAIT: for a NOTIFY that at most PAIRWISE_MAX
+ * kept waits may choose, "not both" for every two of them, in the order
+ * (wait i, wait j, i's candidate) that the model has always had; for the
+ * others, a ladder each (after those).  The waits of each NOTIFY are
+ * listed first, so the time is the number of clauses, not waits^2 x
+ * notifies^2. */
+static void at_most_one_wait(builder *b, const uint32_t *bool_of,
+                             uint32_t *choices_cap)
 {
     const trace *t = b->t;
     const hb_model *m = b->m;
@@ -337,7 +374,8 @@ static void at_most_one_wait(builder *b, const uint32_t *bool_of)
     uint32_t most_object = 0;
     for (uint32_t e = 0; e < t->n_events; e++)
         if (t->events[e].kind == EV_NOTIFY) {
-            uint64_t k = start[e + 1] - start[e], c = k * (k - (k > 0)) / 2;
+            uint64_t k = start[e + 1] - start[e];
+            uint64_t c = k <= PAIRWISE_MAX ? k * (k - (k > 0)) / 2 : 3 * k - 4;
             n_pairs += c;
             if (c > most)
                 most = c, most_object = (uint32_t)t->events[e].object;
@@ -356,7 +394,8 @@ static void at_most_one_wait(builder *b, const uint32_t *bool_of)
         size_t n = 0;
         for (uint32_t p = 0; p < w->n_notifies; p++) {
             uint32_t e = w->notifies[p];
-            if (t->events[e].kind != EV_NOTIFY)
+            if (t->events[e].kind != EV_NOTIFY ||
+                start[e + 1] - start[e] > PAIRWISE_MAX)
                 continue;
             uint32_t x = start[e];
             while (by_notify[x][0] != i) /* i's place in e's list */
@@ -387,6 +426,17 @@ static void at_most_one_wait(builder *b, const uint32_t *bool_of)
             add_clause(b, ORIGIN_WAIT_NOTIFY, one, 2);
         }
     }
+    uint32_t *x = NULL, x_cap = 0;
+    for (uint32_t e = 0; e < t->n_events && !stopped(b); e++) {
+        uint32_t k = start[e + 1] - start[e];
+        if (t->events[e].kind != EV_NOTIFY || k <= PAIRWISE_MAX)
+            continue;
+        ALLOC_GROW(x, k, x_cap);
+        for (uint32_t y = 0; y < k; y++)
+            x[y] = bool_of[by_notify[start[e] + y][0]] + by_notify[start[e] + y][1];
+        ladder(b, e, x, k, choices_cap);
+    }
+    free(x);
     free(count);
     free(sorted);
     free(pairs);
@@ -422,7 +472,7 @@ static void wait_notify(builder *b)
         add_clause(b, count, lits, w->n_notifies);
         m->n_bools += w->n_notifies;
     }
-    at_most_one_wait(b, bool_of);
+    at_most_one_wait(b, bool_of, &choices_cap);
     free(lits);
     free(bool_of);
 }

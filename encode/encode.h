@@ -40,10 +40,21 @@ typedef struct hb_clause {
     uint32_t first, n;               /* lits[first .. first+n) */
 } hb_clause;
 
-/* Boolean b of the model: "WAIT `wait` was woken by `notify`". */
+/* Boolean b of the model: "WAIT `wait` was woken by `notify`"; or, with
+ * wait == HB_LADDER, an auxiliary of notify's at-most-one ladder: "one of
+ * the first k WAITs of notify's list chose it" (encode.c, after the
+ * choices of every WAIT). */
 typedef struct hb_choice {
     uint32_t notify, wait;
 } hb_choice;
+#define HB_LADDER UINT32_MAX
+
+/* The event a boolean is about, for code that places constraints among
+ * events: its WAIT, or a ladder's NOTIFY. */
+static inline uint32_t hb_choice_event(const hb_choice *c)
+{
+    return c->wait == HB_LADDER ? c->notify : c->wait;
+}
 
 /* Where a constraint came from (SPEC §3's items). */
 typedef enum hb_origin { ORIGIN_PROGRAM_ORDER, ORIGIN_THREAD_SYNC,

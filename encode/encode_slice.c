@@ -13,7 +13,8 @@
  * a model of Φ|S ∧ q first and a model of Φ, shifted, after it; constraints
  * inside S hold by the first, those outside by the second, and the rest
  * have an atom from S to outside, which holds.  (A boolean "WAIT w chose
- * NOTIFY n" counts as an event of w's unit.)
+ * NOTIFY n" counts as an event of w's unit, an auxiliary of n's ladder as
+ * one of n's: the ladder's clauses tie n to each of its waits' booleans.)
  */
 #include "encode.h"
 
@@ -35,7 +36,8 @@ static void link_all(hb_edge_list *b, const uint32_t *ev, uint32_t n)
     }
 }
 
-/* Every endpoint of a clause (a boolean stands for its WAIT). */
+/* Every endpoint of a clause (a boolean stands for its WAIT, a ladder's
+ * for its NOTIFY). */
 static uint32_t clause_events(const hb_model *m, const hb_clause *c,
                               uint32_t *ev, int *same_after)
 {
@@ -51,7 +53,7 @@ static uint32_t clause_events(const hb_model *m, const hb_clause *c,
                 *same_after = 0;
             after = l->b;
         } else {
-            ev[n++] = m->choices[l->a].wait;
+            ev[n++] = hb_choice_event(&m->choices[l->a]);
             *same_after = 0;
         }
     }

@@ -296,7 +296,7 @@ static uint32_t constraint_unit(const hb_model *m, const uint32_t *unit,
         const hb_lit *l = &m->lits[cl->first + i];
         uint32_t x = l->kind == LIT_LESS
                          ? (unit[l->a] > unit[l->b] ? unit[l->a] : unit[l->b])
-                         : unit[m->choices[l->a].wait];
+                         : unit[hb_choice_event(&m->choices[l->a])];
         if (x > u)
             u = x;
     }
@@ -636,7 +636,8 @@ static long core_constraint(hb_solver *s, const hb_model *m, Z3_ast_vector core,
     for (uint32_t j = 0; j < cl->n; j++) {
         const hb_lit *l = &m->lits[cl->first + j];
         uint32_t a = l->kind == LIT_LESS ? l->a : m->choices[l->a].notify;
-        uint32_t b = l->kind == LIT_LESS ? l->b : m->choices[l->a].wait;
+        uint32_t b = l->kind == LIT_LESS ? l->b
+                                         : hb_choice_event(&m->choices[l->a]);
         found = add_event_once(events, found, max, a);
         found = add_event_once(events, found, max, b);
     }

@@ -86,7 +86,8 @@ static void find_marks(const trace *t, const hb_model *m, marks *mk)
         if (m->lits[i].kind == LIT_LESS)
             mark(mk, m->lits[i].a, m->lits[i].b);
     for (uint32_t b = 0; b < m->n_bools; b++)
-        mark(mk, m->choices[b].notify, m->choices[b].wait);
+        if (m->choices[b].wait != HB_LADDER)
+            mark(mk, m->choices[b].notify, m->choices[b].wait);
     mark_query_events(t, mk);
     free(next);
 }

@@ -201,7 +201,8 @@ static int choose_bools(const engine *e, uint8_t *value, hb_edge_list *chosen)
     const trace *t = e->t;
     uint8_t *used = xcalloc(t->n_events + 1, 1);
     int ok = 1;
-    for (uint32_t b = 0; b < m->n_bools && ok;) {
+    for (uint32_t b = 0; b < m->n_bools && ok &&
+                         m->choices[b].wait != HB_LADDER;) {
         uint32_t w = m->choices[b].wait, end = b, best = UINT32_MAX;
         while (end < m->n_bools && m->choices[end].wait == w)
             end++;
@@ -226,6 +227,15 @@ static int choose_bools(const engine *e, uint8_t *value, hb_edge_list *chosen)
         b = end;
     }
     free(used);
+    /* a ladder's booleans (after every WAIT's): s_i = x_i or s_(i-1), in
+     * the order of its clauses x -> s */
+    for (uint32_t c = 0; c < m->n_clauses && ok; c++) {
+        const hb_lit *l = &m->lits[m->clauses[c].first];
+        if (m->clauses[c].n == 2 && l[0].kind == LIT_NOT_BOOL &&
+            l[1].kind == LIT_BOOL && m->choices[l[1].a].wait == HB_LADDER &&
+            value[l[0].a])
+            value[l[1].a] = 1;
+    }
     return ok;
 }
 

@@ -96,7 +96,8 @@ static void build_sync(witness_finder *w)
         if (m->lits[i].kind == LIT_LESS)
             hb_edge_list_add(&l, m->lits[i].a, m->lits[i].b);
     for (uint32_t b = 0; b < m->n_bools; b++) /* "b woke the WAIT" */
-        hb_edge_list_add(&l, m->choices[b].notify, m->choices[b].wait);
+        if (m->choices[b].wait != HB_LADDER)
+            hb_edge_list_add(&l, m->choices[b].notify, m->choices[b].wait);
     in_edges_build(&w->sync, m->n_events, l.v, l.n);
     free(l.v);
 }
