@@ -315,8 +315,10 @@ enum { PAIRWISE_MAX = 5 };
 /* Sinz's sequential counter for the booleans x[0..k) of one NOTIFY: aux
  * s_i ("one of x[0..i] holds"), x_i -> s_i, s_{i-1} -> s_i, and not both
  * x_i and s_{i-1}: 3k-4 clauses and k-1 booleans instead of k(k-1)/2
- * clauses.  Its solutions are those of the pairwise clauses, each with
- * one value of the aux booleans (s_i = x_0 or ... or x_i). */
+ * clauses.  Its solutions, without the aux booleans, are exactly those of
+ * the pairwise clauses: at most one x holds (if x_i and x_j, i < j, held,
+ * s_i .. s_(j-1) would hold and "not both x_j and s_(j-1)" fail), and any
+ * such choice extends with s_i = x_0 or ... or x_i. */
 static void ladder(builder *b, uint32_t notify, const uint32_t *x, uint32_t k,
                    uint32_t *choices_cap)
 {

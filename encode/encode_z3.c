@@ -405,8 +405,12 @@ static int read_values(hb_solver *s, const uint32_t *events, size_t n,
                        int64_t *values)
 {
     Z3_model model = Z3_solver_get_model(s->ctx, s->solver);
-    if (failed(s) || !model)
+    if (failed(s))
         return -1;
+    if (!model) {
+        fail_setup(s, "Z3 gave no model for a satisfiable check");
+        return -1;
+    }
     Z3_model_inc_ref(s->ctx, model);
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++)

@@ -838,9 +838,10 @@ static void count_verdicts(engine_run *run, const hb_answer *verdict)
 }
 
 /* --witness: a witness for each group that holds (not for open ones:
- * their instance is undecided).  0, or -1 with Z3's message in err. */
-static int add_witnesses(engine_run *run, const uint32_t *group_of,
-                         char *err, size_t err_len)
+ * their instance is undecided).  A solver failure ends the search, not
+ * the run: the report stands, witness_failure says why some groups have
+ * none. */
+static void add_witnesses(engine_run *run, const uint32_t *group_of)
 {
     report *r = run->r;
     witness_finder *w = witness_finder_new(run->t, run->m,
@@ -862,14 +863,13 @@ static int add_witnesses(engine_run *run, const uint32_t *group_of,
             alts[0] = (witness_query){.query = a->query(&c, 0)};
         }
         rc = witness_find(w, gs->inst, a->n_shown, alts, n_alts,
-                          &r->groups[i], err, err_len);
+                          &r->groups[i], r->witness_failure,
+                          sizeof r->witness_failure);
     }
     witness_finder_free(w);
-    return rc < 0 ? -1 : 0;
 }
 
-static int build_groups(engine_run *run, const hb_answer *verdict,
-                        char *err, size_t err_len)
+static void build_groups(engine_run *run, const hb_answer *verdict)
 {
     report *r = run->r;
     grouper *g = run->g;
@@ -887,13 +887,13 @@ static int build_groups(engine_run *run, const hb_answer *verdict,
         }
     }
     context_finder_free(cf);
-    int rc = run->o->witness ? add_witnesses(run, group_of, err, err_len) : 0;
+    if (run->o->witness)
+        add_witnesses(run, group_of);
     free(group_of);
     qsort(r->groups, r->n_groups, sizeof *r->groups, cmp_groups);
     qsort(r->open, r->n_open, sizeof *r->open, cmp_groups);
     for (size_t i = 0; i < r->n_groups; i++)
         r->n_by_kind[r->groups[i].kind]++;
-    return rc;
 }
 
 static void fill_summary(report *r, const trace *t, const hb_model *m,
@@ -942,7 +942,7 @@ report *analyse(const trace *t, const hb_model *m,
     r->timings.jobs = opts->jobs;
     r->summary.partial = opts->stop && *opts->stop;
     if (rc == 0)
-        rc = build_groups(&run, verdict, err, err_len);
+        build_groups(&run, verdict);
     /* a stop during grouping (handler races) leaves the report partial */
     r->summary.partial = opts->stop && *opts->stop;
     free(verdict);

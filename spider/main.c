@@ -656,6 +656,11 @@ int main(int argc, char **argv)
         print_error(err);
         goto cleanup;
     }
+    if (r->witness_failure[0] && !c.quiet) {
+        fputs("spider: warning: some groups have no witness: ", stderr);
+        text_put(stderr, r->witness_failure);
+        fputc('\n', stderr);
+    }
     if (c.multi_variable) {
         r->correlations = correlation_refs(t, &corr);
         r->n_correlations = corr.n;

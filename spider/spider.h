@@ -163,6 +163,9 @@ typedef struct report {
     size_t n_by_kind[RACE_KINDS];    /* groups with a proven race */
     race_group *open;                /* groups with undecided candidates only */
     size_t n_open;
+    char witness_failure[256];       /* --witness: why the groups after some
+                                        point have none (a solver failure;
+                                        the report stands), or "" */
 } report;
 
 void report_free(report *r);

@@ -2,7 +2,8 @@
 # group's witness against Φ as tests/reference.py builds it from the SPEC
 # (its own SMT-LIB2, the z3 command): the instance's events are in it, in
 # the order of the kind's query, and Φ ∧ query ∧ the witness's order is
-# satisfiable — on the bundled and shared traces, the fixtures, and 100
+# satisfiable — on the bundled and shared traces, the fixtures (and
+# tests/witness/: witnesses that once broke Φ), and 100
 # random traces with every analysis on (--atomicity, --multi-variable),
 # witnesses from R (the default) and from Z3's models (--solver=z3), in
 # both handler models (40 random traces each for the last two).  About
@@ -11,7 +12,7 @@
 command -v z3 >/dev/null || { echo "skip: the z3 command is missing (make deps installs it)"; exit 77; }
 SEEDS=${SEEDS:-100}
 [ -n "${SANITIZED:-}" ] && SEEDS=15   # the sanitized build is slower
-set -- benchmarks/taxdc/*/ tests/prune/*.log tests/fixtures/*.log
+set -- benchmarks/taxdc/*/ tests/prune/*.log tests/fixtures/*.log tests/witness/*/
 if [ -d "$SHARED" ]; then
     set -- "$@" "$SHARED"/micro-benchmarks/*.log "$SHARED"/misc/*.log \
         "$SHARED"/cyclon/Cyclon_5N_3R.txt "$SHARED"/cyclon/trace_10iter_10peer.log
