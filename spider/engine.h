@@ -202,9 +202,9 @@ int shortcut_decide(const trace *t, const hb_model *m, const query_list *q,
 
 /* The edges of R, the observed-order witness graph (U, and from each
  * clause the literal the observed run chose), appended to out.  Returns 1
- * when every clause has such a literal (then every topological order of
- * R, if R is acyclic, satisfies Φ), 0 when not.  Allocation failure ends
- * the run. */
+ * when R is a witness: every clause has such a literal and R has no cycle
+ * (then every topological order of R satisfies Φ); 0 when not.
+ * Allocation failure ends the run. */
 int shortcut_resolved_edges(const trace *t, const hb_model *m,
                             hb_edge_list *out);
 

@@ -287,19 +287,6 @@ static void build_resolved(engine *e)
     free(l.v);
 }
 
-int shortcut_resolved_edges(const trace *t, const hb_model *m,
-                            hb_edge_list *out)
-{
-    engine e;
-    memset(&e, 0, sizeof e);
-    e.t = t;
-    e.m = m;
-    number_nodes(&e);
-    int ok = resolved_edges(&e, out);
-    free(e.thread_node);
-    return ok;
-}
-
 /* ---- critical sections ------------------------------------------------------- */
 
 /* For each kept access, the sections of its thread it lies in (by program
@@ -838,6 +825,21 @@ static void teardown(engine *e)
     free(e->node_batch);
     free(e->chain_batch);
     free(e->batch_chains);
+}
+
+int shortcut_resolved_edges(const trace *t, const hb_model *m,
+                            hb_edge_list *out)
+{
+    engine e;
+    setup(&e, t, m);
+    uint32_t first = out->n;
+    int ok = resolved_edges(&e, out);
+    if (ok) { /* the same test of a cycle as the shortcuts' */
+        build_graph(&e, &e.r, out->v + first, out->n - first);
+        ok = e.r.acyclic;
+    }
+    teardown(&e);
+    return ok;
 }
 
 int shortcut_decide(const trace *t, const hb_model *m, const query_list *q,

@@ -103,8 +103,6 @@ static void build_sync(witness_finder *w)
     free(l.v);
 }
 
-static int r_acyclic(witness_finder *w);
-
 witness_finder *witness_finder_new(const trace *t, const hb_model *m,
                                    int z3_only, solver_tuning tuning,
                                    unsigned timeout_ms)
@@ -115,6 +113,8 @@ witness_finder *witness_finder_new(const trace *t, const hb_model *m,
     w->tuning = tuning;
     w->timeout_ms = timeout_ms;
     hb_edge_list l = {0};
+    /* R must have no cycle anywhere, not only among a query's ancestors:
+     * a cycle elsewhere may force a clause against R's choice */
     w->r_usable = shortcut_resolved_edges(t, m, &l) && !z3_only;
     in_edges_build(&w->r, m->n_events, l.v, l.n);
     free(l.v);
@@ -125,10 +125,6 @@ witness_finder *witness_finder_new(const trace *t, const hb_model *m,
         w->value[i] = NO_VALUE;
     w->state = xcalloc(n, 1);
     w->seen = xcalloc(n, sizeof *w->seen);
-    /* a cycle anywhere in R (not only among a query's ancestors) may force
-     * a clause the other way than R chose: then R proves nothing */
-    if (w->r_usable)
-        w->r_usable = r_acyclic(w);
     w->latest_src = xmalloc_array((size_t)t->n_threads + 1, sizeof(uint32_t));
     w->latest_dst = xmalloc_array((size_t)t->n_threads + 1, sizeof(uint32_t));
     w->latest_seen = xcalloc((size_t)t->n_threads + 1, sizeof(uint32_t));
@@ -266,28 +262,6 @@ static int order_by_r(witness_finder *w, const hb_query *q,
         w->value[q->ev[i]] = w->value[merged(q, q->ev[i])];
     }
     return rc;
-}
-
-/* Whether R has no cycle: the same depth-first sort, from every kept
- * event, with a query of no events. */
-static int r_acyclic(witness_finder *w)
-{
-    hb_query none = {.n_events = 0};
-    event_list all = {0}, visited = {0};
-    for (uint32_t e = 0; e < w->m->n_events; e++)
-        if (w->m->kept[e]) {
-            ALLOC_GROW(all.v, all.n + 1, all.cap);
-            all.v[all.n++] = e;
-        }
-    w->epoch++;
-    int acyclic = order_by_r(w, &none, &all, &visited) == 0;
-    for (uint32_t i = 0; i < visited.n; i++) {
-        w->value[visited.v[i]] = NO_VALUE;
-        w->state[visited.v[i]] = 0;
-    }
-    free(all.v);
-    free(visited.v);
-    return acyclic;
 }
 
 /* ---- the cut ------------------------------------------------------------------ */
