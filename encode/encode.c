@@ -15,12 +15,13 @@ typedef struct builder {
     const volatile sig_atomic_t *stop;  /* or NULL */
     uint32_t edges_cap, clauses_cap, lits_cap;
     uint32_t edge_origin_cap, clause_origin_cap;
+    uint32_t lock_sections_cap, lock_groups_cap;
 } builder;
 
 /* One more constraint of this origin in the counts. */
 static void count_origin(hb_counts *c, hb_origin origin)
 {
-    uint32_t *field[] = {&c->program_order, &c->thread_sync, &c->messages,
+    uint64_t *field[] = {&c->program_order, &c->thread_sync, &c->messages,
                          &c->locks, &c->wait_notify};
     (*field[origin])++;
 }
@@ -276,6 +277,65 @@ static int stopped(builder *b)
     return b->m->incomplete;
 }
 
+/* Whether a section's both events are in the model and it was released:
+ * it then takes part in its lock's group (hb_lock_group). */
+static int closed_and_kept(const builder *b, const lock_section *x)
+{
+    return x->release != NONE && b->m->kept[x->acquire] &&
+           b->m->kept[x->release];
+}
+
+/* The sections s[0..n) of one lock that take part in clauses, as a group
+ * of the model when they span two threads.  per_thread: zeroed counters,
+ * left zeroed. */
+static void add_lock_group(builder *b, const lock_section *s, uint32_t n,
+                           uint64_t *per_thread)
+{
+    hb_model *m = b->m;
+    uint32_t first = m->n_lock_sections, k = 0;
+    uint64_t same = 0; /* pairs of one thread: no clause */
+    for (uint32_t i = 0; i < n; i++)
+        if (closed_and_kept(b, &s[i])) {
+            ALLOC_GROW(m->lock_sections, first + k + 1, b->lock_sections_cap);
+            m->lock_sections[first + k++] = s[i];
+            same += per_thread[s[i].thread]++;
+        }
+    for (uint32_t i = 0; i < k; i++)
+        per_thread[m->lock_sections[first + i].thread] = 0;
+    uint64_t pairs = (uint64_t)k * (k - (k > 0)) / 2 - same;
+    if (pairs == 0) /* one thread (or none): nothing to exclude */
+        return;
+    ALLOC_GROW(m->lock_groups, m->n_lock_groups + 1, b->lock_groups_cap);
+    m->lock_groups[m->n_lock_groups++] = (hb_lock_group){first, k, pairs};
+    m->n_lock_sections += k;
+    m->n_lock_clauses += pairs;
+    m->counts.locks += pairs;
+}
+
+/* Sections that are never released, against the others of their lock:
+ * edges, in the order of the pairs (x, y > x) one of which is open. */
+static void exclude_open(builder *b, const lock_section *s, uint32_t n)
+{
+    uint32_t *open = xmalloc_array((size_t)n + 1, sizeof *open), n_open = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (s[i].release == NONE)
+            open[n_open++] = i;
+    for (uint32_t x = 0, o = 0; x < n && n_open && !stopped(b); x++) {
+        while (o < n_open && open[o] <= x)
+            o++;
+        if (s[x].release == NONE) {
+            for (uint32_t y = x + 1; y < n; y++)
+                if (s[x].thread != s[y].thread)
+                    exclude(b, &s[x], &s[y]);
+        } else {
+            for (uint32_t k = o; k < n_open; k++)
+                if (s[x].thread != s[open[k]].thread)
+                    exclude(b, &s[x], &s[open[k]]);
+        }
+    }
+    free(open);
+}
+
 static void locks(builder *b)
 {
     const trace *t = b->t;
@@ -285,21 +345,35 @@ static void locks(builder *b)
         memcpy(s, t->sections, sizeof(lock_section) * n);
     qsort(s, n, sizeof *s, cmp_sections);
     uint64_t *per_thread = xcalloc(t->n_threads + 1, sizeof *per_thread);
-    for (uint32_t i = 0, end; i < n; i = end) {
-        uint64_t same = 0; /* pairs of one thread: no clause */
+    b->m->lock_clauses_at = b->m->n_clauses;
+    for (uint32_t i = 0, end; i < n && !stopped(b); i = end) {
         for (end = i; end < n && s[end].lock == s[i].lock; end++)
-            same += per_thread[s[end].thread]++;
-        for (uint32_t k = i; k < end; k++)
-            per_thread[s[k].thread] = 0;
-        uint64_t len = end - i, pairs = len * (len - 1) / 2 - same;
-        reserve_clauses(b, pairs, 2 * pairs, "lock", s[i].lock);
-        for (uint32_t x = i; x < end && !stopped(b); x++)
-            for (uint32_t y = x + 1; y < end; y++)
-                if (s[x].thread != s[y].thread)
-                    exclude(b, &s[x], &s[y]);
+            ;
+        exclude_open(b, s + i, end - i);
+        add_lock_group(b, s + i, end - i, per_thread);
     }
     free(per_thread);
     free(s);
+}
+
+int hb_lock_pairs_next(const hb_model *m, hb_lock_pairs *it, hb_lit lits[2])
+{
+    for (; it->group < m->n_lock_groups; it->group++, it->x = 0, it->y = 0) {
+        const hb_lock_group *g = &m->lock_groups[it->group];
+        const lock_section *s = m->lock_sections + g->first;
+        for (; it->x < g->n; it->x++, it->y = 0) {
+            if (it->y <= it->x)
+                it->y = it->x + 1;
+            for (; it->y < g->n; it->y++)
+                if (s[it->x].thread != s[it->y].thread) {
+                    const lock_section *x = &s[it->x], *y = &s[it->y++];
+                    lits[0] = less((uint32_t)x->release, y->acquire);
+                    lits[1] = less((uint32_t)y->release, x->acquire);
+                    return 1;
+                }
+        }
+    }
+    return 0;
 }
 
 /* A choice of a NOTIFY by a WAIT: wait i, its p-th candidate, and the
@@ -497,6 +571,7 @@ hb_model *hb_model_build_until(const trace *t, const uint8_t *keep,
         m->kept[e] = keep ? keep[e] != 0 : 1;
         m->n_kept += m->kept[e];
     }
+    m->lock_eager_max = HB_LOCK_EAGER_MAX;
     builder b = {.m = m, .t = t, .stop = stop};
     program_order(&b, handlers);
     thread_sync(&b);
@@ -539,6 +614,13 @@ static int projection_loses(const hb_model *m, const trace *t, const uint8_t *ke
                 return 1;
         }
     }
+    /* every section of a group is in a clause */
+    for (uint32_t i = 0; i < m->n_lock_sections; i++) {
+        const lock_section *x = &m->lock_sections[i];
+        if (!survives(m, keep, x->acquire) ||
+            !survives(m, keep, (uint32_t)x->release))
+            return 1;
+    }
     return 0;
 }
 
@@ -573,6 +655,7 @@ int hb_model_project(hb_model *m, const trace *t, const uint8_t *keep)
     m->lits = old.lits, m->n_lits = old.n_lits;
     for (uint32_t i = 0; i < old.n_clauses; i++)
         count_origin(&m->counts, (hb_origin)old.clause_origin[i]);
+    m->counts.locks += m->n_lock_clauses; /* the groups stay as they are */
     free(old.kept);
     free(old.edges);
     free(old.edge_origin);
@@ -590,5 +673,7 @@ void hb_model_free(hb_model *m)
     free(m->clause_origin);
     free(m->lits);
     free(m->choices);
+    free(m->lock_sections);
+    free(m->lock_groups);
     free(m);
 }

@@ -63,8 +63,23 @@ typedef enum hb_origin { ORIGIN_PROGRAM_ORDER, ORIGIN_THREAD_SYNC,
 
 /* Constraints by origin, for the report. */
 typedef struct hb_counts {
-    uint32_t program_order, thread_sync, messages, locks, wait_notify;
+    uint64_t program_order, thread_sync, messages, locks, wait_notify;
 } hb_counts;
+
+/* The sections of one lock whose mutual exclusion Φ says pairwise: for
+ * two of them, x and y, in different threads, the clause
+ * O(x.release) < O(y.acquire) ∨ O(y.release) < O(x.acquire).  That is
+ * quadratic in the sections of a lock (12,000 one-write sections in each
+ * of two threads: 144 M clauses), so the model keeps the sections, not
+ * the clauses (issue 15): readers enumerate the pairs when they need
+ * them (hb_lock_pairs_next()), or reason about the sections directly.
+ * The sections of a group are model->lock_sections[first .. first+n),
+ * closed, both events kept, by acquire event; a group spans at least two
+ * threads (else it says nothing and is left out). */
+typedef struct hb_lock_group {
+    uint32_t first, n;
+    uint64_t n_pairs;                /* clauses: pairs in different threads */
+} hb_lock_group;
 
 typedef struct hb_model {
     uint32_t n_events;               /* variables are 0 .. n_events-1 */
@@ -78,6 +93,21 @@ typedef struct hb_model {
     uint32_t n_lits;
     uint32_t n_bools;
     hb_choice *choices;              /* choices[b]: what boolean b means */
+    lock_section *lock_sections;     /* hb_lock_group's sections */
+    uint32_t n_lock_sections;
+    hb_lock_group *lock_groups;
+    uint32_t n_lock_groups;
+    uint64_t n_lock_clauses;         /* the pairs of every group */
+    uint32_t lock_clauses_at;        /* where they stand among the clauses
+                                        (the order of --emit-smt2): before
+                                        clauses[lock_clauses_at] */
+    uint64_t lock_eager_max;         /* a solver asserts the clauses of a
+                                        group with at most this many up
+                                        front; a larger group's only when a
+                                        model breaks them (encode_z3.c).
+                                        hb_model_build() sets
+                                        HB_LOCK_EAGER_MAX; callers may
+                                        change it before making solvers */
     hb_counts counts;                /* constraints by origin */
     uint8_t *edge_origin;            /* hb_origin of each edge */
     uint8_t *clause_origin;          /* ... and of each clause */
@@ -133,11 +163,27 @@ hb_model *hb_model_build_until(const trace *t, const uint8_t *keep,
 int hb_model_project(hb_model *m, const trace *t, const uint8_t *keep);
 void hb_model_free(hb_model *m);
 
-/* Number of constraints (edges + clauses). */
-static inline uint32_t hb_model_size(const hb_model *m)
+/* Number of constraints (edges + clauses, the lock groups' included). */
+static inline uint64_t hb_model_size(const hb_model *m)
 {
-    return m->n_edges + m->n_clauses;
+    return (uint64_t)m->n_edges + m->n_clauses + m->n_lock_clauses;
 }
+
+/* The default of hb_model.lock_eager_max: a lock with 256 sections in
+ * each of two threads has its clauses given to Z3 at once. */
+#define HB_LOCK_EAGER_MAX 65536
+
+/* Walks the clauses of the lock groups, in the order the pairwise
+ * encoding listed them (group, then x, then y after x).  Start with
+ * hb_lock_pairs it = {0}. */
+typedef struct hb_lock_pairs {
+    uint32_t group, x, y;
+} hb_lock_pairs;
+
+/* The next clause as two literals, O(lits[0].a) < O(lits[0].b) or
+ * O(lits[1].a) < O(lits[1].b); 0 when there is none left. */
+int hb_lock_pairs_next(const hb_model *m, hb_lock_pairs *it, hb_lit lits[2]);
+
 
 /* One question about Φ: Φ ∧ (a conjunction, or a disjunction, of up to
  * HB_QUERY_ATOMS difference atoms over up to HB_QUERY_EVENTS events).

@@ -83,6 +83,20 @@ static digraph build(const hb_model *m)
             link_all(&b, ev, n);
     }
     free(ev);
+    /* a lock group's clauses link every event of its sections (each
+     * section is in a clause with one of another thread, and those with
+     * all of its own thread's): one chain there and back says the same */
+    for (uint32_t g = 0; g < m->n_lock_groups; g++) {
+        const hb_lock_group *gr = &m->lock_groups[g];
+        for (uint32_t i = gr->first; i < gr->first + gr->n; i++) {
+            const lock_section *x = &m->lock_sections[i];
+            uint32_t pair[2] = {x->acquire, (uint32_t)x->release};
+            link_all(&b, pair, 2);
+            if (i > gr->first)
+                link_all(&b, (uint32_t[]){m->lock_sections[i - 1].release,
+                                          x->acquire}, 2);
+        }
+    }
     digraph g = {.n = m->n_events};
     g.start = xcalloc(g.n + 2, sizeof(uint32_t));
     g.dst = xmalloc(sizeof(uint32_t) * (b.n + 1));

@@ -21,12 +21,23 @@ static void write_comment_text(const char *s, FILE *out)
         fputc(*s == '\n' || *s == '\r' ? ' ' : *s, out);
 }
 
+static void write_clause(const hb_lit *lits, uint32_t n, FILE *out)
+{
+    fputs(n == 1 ? "(assert " : "(assert (or", out);
+    for (uint32_t k = 0; k < n; k++) {
+        fputc(' ', out);
+        write_lit(&lits[k], out);
+    }
+    fputs(n == 1 ? ")\n" : "))\n", out);
+}
+
 int hb_model_write_smt2(const hb_model *m, const trace *t,
                         const hb_query *query, FILE *out)
 {
     fprintf(out, "; happens-before model written by spider\n"
-                 "; %u events, %u edges, %u clauses\n"
-                 "(set-logic QF_IDL)\n", m->n_kept, m->n_edges, m->n_clauses);
+                 "; %u events, %u edges, %llu clauses\n"
+                 "(set-logic QF_IDL)\n", m->n_kept, m->n_edges,
+            (unsigned long long)m->n_clauses + m->n_lock_clauses);
     char buf[64];
     for (uint32_t e = 0; e < m->n_events; e++) {
         if (!m->kept[e])
@@ -44,14 +55,15 @@ int hb_model_write_smt2(const hb_model *m, const trace *t,
     for (uint32_t i = 0; i < m->n_edges; i++)
         fprintf(out, "(assert (< e%u e%u))\n", m->edges[i].before,
                 m->edges[i].after);
-    for (uint32_t i = 0; i < m->n_clauses; i++) {
-        const hb_clause *c = &m->clauses[i];
-        fputs(c->n == 1 ? "(assert " : "(assert (or", out);
-        for (uint32_t k = 0; k < c->n; k++) {
-            fputc(' ', out);
-            write_lit(&m->lits[c->first + k], out);
+    for (uint32_t i = 0; i <= m->n_clauses; i++) {
+        if (i == m->lock_clauses_at) { /* the lock groups' clauses */
+            hb_lock_pairs it = {0};
+            hb_lit l[2];
+            while (hb_lock_pairs_next(m, &it, l) && !ferror(out))
+                write_clause(l, 2, out);
         }
-        fputs(c->n == 1 ? ")\n" : "))\n", out);
+        if (i < m->n_clauses)
+            write_clause(&m->lits[m->clauses[i].first], m->clauses[i].n, out);
     }
     if (query)
         hb_query_write_smt2(query, out);

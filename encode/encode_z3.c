@@ -32,6 +32,13 @@ struct hb_solver {
     uint32_t *order;     /* constraint ids: edges, then n_edges + clause */
     uint32_t *position;  /* unit each constraint needs, by order index */
     uint32_t n_constraints, asserted, upto;
+    /* lock groups (encode.h): a group comes in once the units it needs
+     * are asserted (at once, unsliced); then an eager group's clauses are
+     * asserted, and a lazy one's only those a model breaks (check()) */
+    uint32_t *group_order;   /* groups by the unit they need */
+    uint32_t *group_need;    /* that unit, by order index */
+    uint32_t n_groups_in;    /* group_order[0 .. n_groups_in) are in */
+    uint8_t any_lazy_in;     /* one of them is lazy */
     Z3_error_code code;  /* the first error, or Z3_OK */
     char error[256];     /* Z3's message for the first error, or "" */
 };
@@ -181,6 +188,86 @@ static int assert_model(hb_solver *s, const hb_model *m)
     return 0;
 }
 
+static int cmp_u64(const void *x, const void *y)
+{
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* ---- lock groups ---------------------------------------------------------- */
+
+/* O(l[0]) ∨ O(l[1]), a lock clause, kept; NULL if Z3 failed. */
+static Z3_ast lock_clause_term(hb_solver *s, const hb_lit l[2])
+{
+    Z3_ast args[2];
+    args[0] = lit(s, &l[0]);
+    args[1] = args[0] ? lit(s, &l[1]) : NULL;
+    return combine(s, 1, 2, args);
+}
+
+static int group_is_lazy(const hb_model *m, uint32_t g)
+{
+    return m->lock_groups[g].n_pairs > m->lock_eager_max;
+}
+
+/* Asserts every clause of group g.  -1 if Z3 failed. */
+static int assert_group(hb_solver *s, uint32_t g)
+{
+    hb_lock_pairs it = {.group = g};
+    hb_lit l[2];
+    while (hb_lock_pairs_next(s->model, &it, l) && it.group == g)
+        if (assert_term(s, lock_clause_term(s, l)) != 0)
+            return -1;
+    return 0;
+}
+
+/* Brings in the groups that need units <= u (all, unsliced).  -1 if Z3
+ * failed. */
+static int enter_groups(hb_solver *s, uint32_t u)
+{
+    const hb_model *m = s->model;
+    while (s->n_groups_in < m->n_lock_groups &&
+           (!s->group_need || s->group_need[s->n_groups_in] <= u)) {
+        uint32_t g = s->group_order[s->n_groups_in++];
+        if (group_is_lazy(m, g))
+            s->any_lazy_in = 1;
+        else if (assert_group(s, g) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Groups in the order they come in: by the unit they need when sliced. */
+static void order_groups(hb_solver *s, const uint32_t *unit)
+{
+    const hb_model *m = s->model;
+    uint32_t n = m->n_lock_groups;
+    s->group_order = xmalloc_array((size_t)n + 1, sizeof(uint32_t));
+    if (!unit) {
+        for (uint32_t g = 0; g < n; g++)
+            s->group_order[g] = g;
+        return;
+    }
+    uint64_t *key = xmalloc_array((size_t)n + 1, sizeof *key);
+    for (uint32_t g = 0; g < n; g++) {
+        const hb_lock_group *gr = &m->lock_groups[g];
+        uint32_t u = 0;
+        for (uint32_t i = gr->first; i < gr->first + gr->n; i++) {
+            const lock_section *x = &m->lock_sections[i];
+            u = unit[x->acquire] > u ? unit[x->acquire] : u;
+            u = unit[x->release] > u ? unit[x->release] : u;
+        }
+        key[g] = (uint64_t)u << 32 | g;
+    }
+    qsort(key, n, sizeof *key, cmp_u64);
+    s->group_need = xmalloc_array((size_t)n + 1, sizeof(uint32_t));
+    for (uint32_t g = 0; g < n; g++) {
+        s->group_order[g] = (uint32_t)key[g];
+        s->group_need[g] = (uint32_t)(key[g] >> 32);
+    }
+    free(key);
+}
+
 static int set_param(hb_solver *s, Z3_params p, const char *name, int is_bool,
                      unsigned value)
 {
@@ -269,7 +356,9 @@ hb_solver *hb_solver_new(const hb_model *m, solver_tuning tuning,
     hb_solver *s = solver_shell(m, tuning, timeout_ms);
     if (!s)
         return NULL;
-    if (assert_model(s, m) != 0) {
+    s->model = m;
+    order_groups(s, NULL);
+    if (assert_model(s, m) != 0 || enter_groups(s, UINT32_MAX) != 0) {
         hb_solver_free(s);
         return NULL;
     }
@@ -311,6 +400,7 @@ hb_solver *hb_solver_new_sliced(const hb_model *m, const uint32_t *unit,
         return NULL;
     s->model = m;
     s->unit = unit;
+    order_groups(s, unit);
     s->n_constraints = m->n_edges + m->n_clauses;
     /* counting sort of the constraints by the unit they need */
     uint32_t max_unit = 0;
@@ -345,7 +435,7 @@ static int extend(hb_solver *s, uint32_t u)
         if (assert_term(s, constraint_term(s, s->model,
                                            s->order[s->asserted++])) != 0)
             return -1;
-    return 0;
+    return enter_groups(s, u);
 }
 
 static hb_answer answer_of(Z3_lbool r)
@@ -354,13 +444,6 @@ static hb_answer answer_of(Z3_lbool r)
          : r == Z3_L_FALSE ? ANSWER_UNSAT : ANSWER_UNKNOWN;
 }
 
-hb_answer hb_solver_check_model(hb_solver *s)
-{
-    if (failed(s))
-        return ANSWER_ERROR;
-    Z3_lbool r = Z3_solver_check(s->ctx, s->solver);
-    return failed(s) ? ANSWER_ERROR : answer_of(r);
-}
 
 /* The query as one kept Z3 term over its events' constants; NULL if Z3
  * failed. */
@@ -419,22 +502,173 @@ static int read_values(hb_solver *s, const uint32_t *events, size_t n,
     return failed(s) ? -1 : rc;
 }
 
-/* Push, assert q, check, and when SAT read O(events[i]) into values[i]
- * (n may be 0), pop. */
-static hb_answer check_query(hb_solver *s, const hb_query *q,
-                             const uint32_t *events, size_t n, int64_t *values)
+/* Clauses of lazy lock groups that a model breaks. */
+typedef struct lemma {
+    hb_lit l[2];
+} lemma;
+
+typedef struct lemma_list {
+    lemma *v;
+    uint32_t n, cap;
+} lemma_list;
+
+/* A section of a lazy group with its values in a model. */
+typedef struct valued_section {
+    int64_t acquire, release;
+    const lock_section *x;
+} valued_section;
+
+static int by_acquire_value(const void *p, const void *q)
+{
+    const valued_section *a = p, *b = q;
+    return a->acquire < b->acquire ? -1 : a->acquire > b->acquire;
+}
+
+static void add_lemma_lits(lemma_list *out, const hb_lit l[2])
+{
+    ALLOC_GROW(out->v, out->n + 1, out->cap);
+    out->v[out->n++] = (lemma){{l[0], l[1]}};
+}
+
+static void add_lemma(lemma_list *out, const lock_section *x,
+                      const lock_section *y)
+{
+    hb_lit l[2] = {{LIT_LESS, (uint32_t)x->release, y->acquire},
+                   {LIT_LESS, (uint32_t)y->release, x->acquire}};
+    add_lemma_lits(out, l);
+}
+
+/* Whether the model orders x and y as the lock asks. */
+static int excluded(const valued_section *x, const valued_section *y)
+{
+    return x->release < y->acquire || y->release < x->acquire;
+}
+
+/* The clauses of v[0..n) (one group, sorted by acquire) that the values
+ * break, at most one per section: each section against the earlier one
+ * that is released last, or the one released last in another thread.  If
+ * no clause is broken, none is found: a broken pair x, y (x first) has
+ * x.release >= y.acquire, and so has that earlier section.  A section
+ * whose release has a value below its acquire (not ordered by program
+ * order, in the floating model) is checked against every other. */
+static void find_broken(const valued_section *v, uint32_t n, lemma_list *out)
+{
+    int64_t best = -1, second = -1; /* the latest releases, two threads */
+    for (uint32_t i = 0; i < n; i++) {
+        const valued_section *y = &v[i];
+        if (y->release < y->acquire) {
+            for (uint32_t k = 0; k < n; k++)
+                if (v[k].x->thread != y->x->thread && !excluded(&v[k], y))
+                    add_lemma(out, v[k].x, y->x);
+            continue;
+        }
+        if (best >= 0 && v[best].x->thread != y->x->thread &&
+            !excluded(&v[best], y))
+            add_lemma(out, v[best].x, y->x);
+        else if (best >= 0 && v[best].x->thread == y->x->thread &&
+                 second >= 0 && !excluded(&v[second], y))
+            add_lemma(out, v[second].x, y->x);
+        /* y in the two latest releases of two threads */
+        if (best < 0 || y->release > v[best].release) {
+            if (best >= 0 && v[best].x->thread != y->x->thread)
+                second = best;
+            best = i;
+        } else if (y->x->thread != v[best].x->thread &&
+                   (second < 0 || y->release > v[second].release)) {
+            second = i;
+        }
+    }
+}
+
+/* The clauses of the lazy groups in scope that the solver's last model
+ * breaks, into out.  -1 if Z3 failed. */
+static int broken_lock_clauses(hb_solver *s, lemma_list *out)
+{
+    const hb_model *m = s->model;
+    Z3_model model = Z3_solver_get_model(s->ctx, s->solver);
+    if (failed(s))
+        return -1;
+    if (!model) {
+        fail_setup(s, "Z3 gave no model for a satisfiable check");
+        return -1;
+    }
+    Z3_model_inc_ref(s->ctx, model);
+    valued_section *v = NULL;
+    uint32_t cap = 0;
+    int rc = 0;
+    for (uint32_t k = 0; k < s->n_groups_in && rc == 0; k++) {
+        uint32_t g = s->group_order[k];
+        if (!group_is_lazy(m, g))
+            continue;
+        const hb_lock_group *gr = &m->lock_groups[g];
+        ALLOC_GROW(v, gr->n, cap);
+        for (uint32_t i = 0; i < gr->n && rc == 0; i++) {
+            const lock_section *x = &m->lock_sections[gr->first + i];
+            v[i].x = x;
+            rc = value_of(s, model, x->acquire, &v[i].acquire);
+            if (rc == 0)
+                rc = value_of(s, model, (uint32_t)x->release, &v[i].release);
+        }
+        if (rc == 0) {
+            qsort(v, gr->n, sizeof *v, by_acquire_value);
+            find_broken(v, gr->n, out);
+        }
+    }
+    free(v);
+    Z3_model_dec_ref(s->ctx, model);
+    return failed(s) ? -1 : rc;
+}
+
+/* Checks Φ (∧ q, between a push and a pop, when q is not NULL), and when
+ * SAT reads O(events[i]) into values[i] (n may be 0).  A lazy lock
+ * group's clauses are not all asserted: while a model breaks some, they
+ * are asserted for good (after the pop) and the check is made again. */
+static hb_answer check(hb_solver *s, const hb_query *q, const uint32_t *events,
+                       size_t n, int64_t *values)
 {
     Z3_context c = s->ctx;
-    Z3_solver_push(c, s->solver);
-    if (failed(s) || assert_term(s, query_term(s, q)) != 0)
-        return ANSWER_ERROR;
-    Z3_lbool r = Z3_solver_check(c, s->solver);
+    lemma_list broken = {0};
+    hb_answer a = ANSWER_ERROR;
+    for (;;) {
+        if (q) {
+            Z3_solver_push(c, s->solver);
+            if (failed(s) || assert_term(s, query_term(s, q)) != 0)
+                break;
+        }
+        Z3_lbool r = Z3_solver_check(c, s->solver);
+        if (failed(s))
+            break;
+        broken.n = 0;
+        if (r == Z3_L_TRUE && s->any_lazy_in &&
+            broken_lock_clauses(s, &broken) != 0)
+            break;
+        if (r == Z3_L_TRUE && !broken.n && n &&
+            read_values(s, events, n, values) != 0)
+            break;
+        if (q) {
+            Z3_solver_pop(c, s->solver, 1);
+            if (failed(s))
+                break;
+        }
+        int bad = 0;
+        for (uint32_t i = 0; i < broken.n && !bad; i++)
+            bad = assert_term(s, lock_clause_term(s, broken.v[i].l)) != 0;
+        if (bad)
+            break;
+        if (!broken.n) {
+            a = answer_of(r);
+            break;
+        }
+    }
+    free(broken.v);
+    return a;
+}
+
+hb_answer hb_solver_check_model(hb_solver *s)
+{
     if (failed(s))
         return ANSWER_ERROR;
-    if (r == Z3_L_TRUE && n && read_values(s, events, n, values) != 0)
-        return ANSWER_ERROR;
-    Z3_solver_pop(c, s->solver, 1);
-    return failed(s) ? ANSWER_ERROR : answer_of(r);
+    return check(s, NULL, NULL, 0, NULL);
 }
 
 hb_answer hb_solver_check(hb_solver *s, const hb_query *q)
@@ -449,7 +683,7 @@ hb_answer hb_solver_check(hb_solver *s, const hb_query *q)
         if (extend(s, u) != 0)
             return ANSWER_ERROR;
     }
-    return check_query(s, q, NULL, 0, NULL);
+    return check(s, q, NULL, 0, NULL);
 }
 
 hb_answer hb_solver_check_values(hb_solver *s, const hb_query *q,
@@ -459,7 +693,7 @@ hb_answer hb_solver_check_values(hb_solver *s, const hb_query *q,
     if (failed(s) || s->unit) /* a sliced solver's model leaves out
                                  constraints: its values prove nothing */
         return ANSWER_ERROR;
-    return check_query(s, q, events, n, values);
+    return check(s, q, events, n, values);
 }
 
 const char *hb_solver_error(const hb_solver *s)
@@ -490,6 +724,8 @@ void hb_solver_free(hb_solver *s)
     free(s->bools);
     free(s->order);
     free(s->position);
+    free(s->group_order);
+    free(s->group_need);
     free(s);
 }
 
@@ -617,7 +853,8 @@ static size_t add_event_once(uint32_t *events, size_t n, size_t max, uint32_t e)
 
 /* The events of the constraint whose guard is the core's i-th element;
  * returns the new count, or -1 if Z3 failed. */
-static long core_constraint(hb_solver *s, const hb_model *m, Z3_ast_vector core,
+static long core_constraint(hb_solver *s, const hb_model *m,
+                            const lemma_list *locks, Z3_ast_vector core,
                             unsigned i, uint32_t *events, size_t found,
                             size_t max)
 {
@@ -630,8 +867,16 @@ static long core_constraint(hb_solver *s, const hb_model *m, Z3_ast_vector core,
     if (failed(s) || !name || name[0] != 'c')
         return -1;
     uint32_t k = (uint32_t)strtoul(name + 1, NULL, 10);
-    if (k >= m->n_edges + m->n_clauses)
+    if (k >= m->n_edges + m->n_clauses + locks->n)
         return -1;
+    if (k >= m->n_edges + m->n_clauses) {
+        const hb_lit *l = locks->v[k - m->n_edges - m->n_clauses].l;
+        for (int j = 0; j < 2; j++) {
+            found = add_event_once(events, found, max, l[j].a);
+            found = add_event_once(events, found, max, l[j].b);
+        }
+        return (long)found;
+    }
     if (k < m->n_edges) {
         found = add_event_once(events, found, max, m->edges[k].before);
         return (long)add_event_once(events, found, max, m->edges[k].after);
@@ -649,14 +894,22 @@ static long core_constraint(hb_solver *s, const hb_model *m, Z3_ast_vector core,
 }
 
 /* The events of an unsatisfiable core of Φ, from Z3 (none if Z3 fails:
- * the explanation is then only shorter). */
+ * the explanation is then only shorter).  The clauses of lazy lock groups
+ * are left out: past their size a core would cost more than it tells. */
 static size_t core_events(const hb_model *m, uint32_t *events, size_t max)
 {
     hb_solver *s = solver_shell(m, TUNING_FAST, 0);
     if (!s)
         return 0;
+    s->model = m;
+    lemma_list locks = {0};
+    hb_lock_pairs it = {0};
+    hb_lit l[2];
+    while (hb_lock_pairs_next(m, &it, l))
+        if (!group_is_lazy(m, it.group))
+            add_lemma_lits(&locks, l);
     Z3_context c = s->ctx;
-    uint32_t n = m->n_edges + m->n_clauses, made = 0;
+    uint32_t n = m->n_edges + m->n_clauses + locks.n, made = 0;
     Z3_ast *guards = xcalloc((size_t)n + 1, sizeof(Z3_ast));
     int ok = 1;
     for (; made < n && ok; made++) {
@@ -669,7 +922,10 @@ static size_t core_events(const hb_model *m, uint32_t *events, size_t max)
     }
     /* guard_k => constraint_k: the core names the guards it needs */
     for (uint32_t k = 0; k < n && ok; k++) {
-        Z3_ast body = constraint_term(s, m, k);
+        Z3_ast body = k < m->n_edges + m->n_clauses
+                          ? constraint_term(s, m, k)
+                          : lock_clause_term(s, locks.v[k - m->n_edges -
+                                                       m->n_clauses].l);
         Z3_ast implies = body ? keep_ast(s, Z3_mk_implies(c, guards[k], body)) : NULL;
         drop_ast(s, body);
         ok = assert_term(s, implies) == 0;
@@ -683,7 +939,8 @@ static size_t core_events(const hb_model *m, uint32_t *events, size_t max)
             Z3_ast_vector_inc_ref(c, core);
             unsigned size = Z3_ast_vector_size(c, core);
             for (unsigned i = 0; i < size && !failed(s); i++) {
-                long f = core_constraint(s, m, core, i, events, found, max);
+                long f = core_constraint(s, m, &locks, core, i, events, found,
+                                         max);
                 if (f < 0)
                     break;
                 found = (size_t)f;
@@ -694,6 +951,7 @@ static size_t core_events(const hb_model *m, uint32_t *events, size_t max)
     for (uint32_t k = 0; k < made; k++)
         drop_ast(s, guards[k]);
     free(guards);
+    free(locks.v);
     hb_solver_free(s);
     return found;
 }

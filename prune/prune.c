@@ -76,6 +76,28 @@ static uint32_t *chain_next(const trace *t, handler_model hm, const uint8_t *kee
     return next;
 }
 
+/* A lock group's clauses, counted without listing them: a section's
+ * release is earlier, and its acquire later, in one literal for each
+ * section of another thread. */
+static void mark_lock_groups(const trace *t, const hb_model *m, marks *mk)
+{
+    uint32_t *per_thread = xcalloc(t->n_threads + 1, sizeof *per_thread);
+    for (uint32_t g = 0; g < m->n_lock_groups; g++) {
+        const hb_lock_group *gr = &m->lock_groups[g];
+        const lock_section *s = m->lock_sections + gr->first;
+        for (uint32_t i = 0; i < gr->n; i++)
+            per_thread[s[i].thread]++;
+        for (uint32_t i = 0; i < gr->n; i++) {
+            uint32_t others = gr->n - per_thread[s[i].thread];
+            mk->before[s[i].release] += others;
+            mk->after[s[i].acquire] += others;
+        }
+        for (uint32_t i = 0; i < gr->n; i++)
+            per_thread[s[i].thread] = 0;
+    }
+    free(per_thread);
+}
+
 static void find_marks(const trace *t, const hb_model *m, marks *mk)
 {
     uint32_t *next = chain_next(t, m->handlers, m->kept);
@@ -88,6 +110,7 @@ static void find_marks(const trace *t, const hb_model *m, marks *mk)
     for (uint32_t b = 0; b < m->n_bools; b++)
         if (m->choices[b].wait != HB_LADDER)
             mark(mk, m->choices[b].notify, m->choices[b].wait);
+    mark_lock_groups(t, m, mk);
     mark_query_events(t, mk);
     free(next);
 }
@@ -285,6 +308,11 @@ static void drop_repeated_accesses(const trace *t, handler_model hm,
     free(epoch);
 }
 
+static int stopped(const prune_options *o)
+{
+    return o->stop && *o->stop;
+}
+
 uint8_t *prune_trace(const trace *t, const hb_model *m, const prune_options *o,
                      prune_stats *st)
 {
@@ -298,12 +326,13 @@ uint8_t *prune_trace(const trace *t, const hb_model *m, const prune_options *o,
                 xcalloc(t->n_events + 1, 1)};
     find_marks(t, m, &mk);
     int changed = 1;
-    while (changed) {
+    while (changed && !stopped(o)) {
         st->rounds++;
         changed = drop_idle_events(t, keep, &mk, st);
         changed |= drop_idle_threads(t, hm, keep, &mk, st);
     }
-    if (!o->atomicity) /* prune.h: rule 3 would change atomicity's gaps */
+    /* prune.h: rule 3 would change atomicity's gaps */
+    if (!o->atomicity && !stopped(o))
         drop_repeated_accesses(t, hm, keep, &mk, st);
     free(mk.before);
     free(mk.after);

@@ -76,6 +76,8 @@
 #include "../encode/encode.h"
 #include "../traces/trace.h"
 
+#include <signal.h>
+
 typedef struct prune_stats {
     uint32_t accesses;        /* R/W dropped by rule 3 */
     uint32_t handler_events;  /* HANDLERBEGIN/END dropped */
@@ -87,6 +89,9 @@ typedef struct prune_stats {
 typedef struct prune_options {
     int atomicity;            /* atomicity or multi-variable groups must
                                  stay too (rule 3 off) */
+    const volatile sig_atomic_t *stop; /* or NULL: once set (SIGTERM),
+                                 pruning stops between rounds; what it
+                                 dropped so far is still a pruning */
 } prune_options;
 
 /* Which events to keep (1) or drop (0), read off m, Φ of the whole trace

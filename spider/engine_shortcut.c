@@ -239,6 +239,32 @@ static int choose_bools(const engine *e, uint8_t *value, hb_edge_list *chosen)
     return ok;
 }
 
+/* R's edges for the lock groups (encode.h).  Pairwise, R would take each
+ * clause's literal in observed order: the section acquired first (a group
+ * is sorted by acquire, events of one node) is released before the other
+ * is acquired.  A chain of consecutive sections, each released before the
+ * next is acquired, has the same closure: program order runs from each
+ * section's acquire to its release.  Where it does not (the two are on
+ * different chains, or consecutive sections of one thread are: the
+ * floating model), the chain adds an edge Φ does not have, in observed
+ * order: R stays a witness of Φ when acyclic, and only some shortcut may
+ * be lost. */
+static void lock_group_edges(const engine *e, hb_edge_list *l)
+{
+    const hb_model *m = e->m;
+    for (uint32_t g = 0; g < m->n_lock_groups; g++) {
+        const hb_lock_group *gr = &m->lock_groups[g];
+        const lock_section *s = m->lock_sections + gr->first;
+        for (uint32_t i = 0; i < gr->n; i++) {
+            if (hb_chain_of(e->t, m->handlers, s[i].acquire) !=
+                hb_chain_of(e->t, m->handlers, (uint32_t)s[i].release))
+                hb_edge_list_add(l, s[i].acquire, (uint32_t)s[i].release);
+            if (i + 1 < gr->n)
+                hb_edge_list_add(l, (uint32_t)s[i].release, s[i + 1].acquire);
+        }
+    }
+}
+
 /* R's edges into l: U's, then one literal per clause.  0 when some clause
  * has no literal to choose (then R is no witness). */
 static int resolved_edges(const engine *e, hb_edge_list *l_out)
@@ -272,6 +298,7 @@ static int resolved_edges(const engine *e, hb_edge_list *l_out)
             hb_edge_list_add(&l, m->lits[pick].a, m->lits[pick].b);
     }
     free(value);
+    lock_group_edges(e, &l);
     *l_out = l;
     return ok;
 }

@@ -50,6 +50,9 @@ struct witness_finder {
     in_edges r;                      /* R, for the first way */
     in_edges sync;                   /* U and every clause literal: what an
                                         event may wait on */
+    uint32_t *group_of_acquire;      /* by event: 1 + the lock group whose
+                                        section it acquires, or 0 (its
+                                        clauses are not in sync) */
     hb_solver *solver;               /* the second way, made when needed */
     /* scratch, by event id */
     int64_t *value;                  /* NO_VALUE: not known */
@@ -103,6 +106,50 @@ static void build_sync(witness_finder *w)
     free(l.v);
 }
 
+/* Where each lock group's acquires are. */
+static void index_lock_groups(witness_finder *w)
+{
+    const hb_model *m = w->m;
+    w->group_of_acquire = xcalloc((size_t)m->n_events + 1, sizeof(uint32_t));
+    for (uint32_t g = 0; g < m->n_lock_groups; g++) {
+        const hb_lock_group *gr = &m->lock_groups[g];
+        for (uint32_t i = gr->first; i < gr->first + gr->n; i++)
+            w->group_of_acquire[m->lock_sections[i].acquire] = g + 1;
+    }
+}
+
+/* What event x may wait on: its edges in sync, then, for the acquire of
+ * a lock group's section, the release of every section of the group (the
+ * caller skips those of x's own thread). */
+typedef struct wait_iter {
+    uint32_t i, end;                 /* in sync.src */
+    uint32_t s, s_end;               /* in m->lock_sections */
+} wait_iter;
+
+static wait_iter waits_of(const witness_finder *w, uint32_t x)
+{
+    wait_iter it = {w->sync.start[x], w->sync.start[x + 1], 0, 0};
+    uint32_t g = w->group_of_acquire[x];
+    if (g) {
+        it.s = w->m->lock_groups[g - 1].first;
+        it.s_end = it.s + w->m->lock_groups[g - 1].n;
+    }
+    return it;
+}
+
+static int next_wait(const witness_finder *w, wait_iter *it, uint32_t *y)
+{
+    if (it->i < it->end) {
+        *y = w->sync.src[it->i++];
+        return 1;
+    }
+    if (it->s < it->s_end) {
+        *y = (uint32_t)w->m->lock_sections[it->s++].release;
+        return 1;
+    }
+    return 0;
+}
+
 witness_finder *witness_finder_new(const trace *t, const hb_model *m,
                                    int z3_only, solver_tuning tuning,
                                    unsigned timeout_ms)
@@ -119,6 +166,7 @@ witness_finder *witness_finder_new(const trace *t, const hb_model *m,
     in_edges_build(&w->r, m->n_events, l.v, l.n);
     free(l.v);
     build_sync(w);
+    index_lock_groups(w);
     size_t n = (size_t)m->n_events + 1;
     w->value = xmalloc_array(n, sizeof *w->value);
     for (size_t i = 0; i < n; i++)
@@ -138,6 +186,7 @@ void witness_finder_free(witness_finder *w)
         return;
     in_edges_free(&w->r);
     in_edges_free(&w->sync);
+    free(w->group_of_acquire);
     hb_solver_free(w->solver);
     free(w->value);
     free(w->state);
@@ -279,11 +328,10 @@ static void collect_candidates(witness_finder *w, uint32_t e, event_list *out)
             continue;
         walked++;
         list_add(w, out, x);
-        for (uint32_t i = w->sync.start[x]; i < w->sync.start[x + 1]; i++) {
-            uint32_t y = w->sync.src[i];
+        wait_iter it = waits_of(w, x);
+        for (uint32_t y; next_wait(w, &it, &y);)
             if (t->events[y].thread != t->events[x].thread)
                 list_add(w, out, y);
-        }
     }
 }
 
@@ -313,8 +361,9 @@ static void choose_waits(witness_finder *w, uint32_t e, event_list *out,
         if (!w->m->kept[x] || w->value[x] == NO_VALUE)
             continue;
         walked++;
-        for (uint32_t i = w->sync.start[x]; i < w->sync.start[x + 1]; i++) {
-            uint32_t y = w->sync.src[i], ty = t->events[y].thread;
+        wait_iter it = waits_of(w, x);
+        for (uint32_t y; next_wait(w, &it, &y);) {
+            uint32_t ty = t->events[y].thread;
             if (ty == t->events[x].thread || w->value[y] == NO_VALUE ||
                 w->value[y] >= w->value[x])
                 continue;

@@ -30,6 +30,7 @@ typedef struct cli {
     const char *emit_smt2;
     int lenient, quiet, timings, color;
     unsigned timeout_ms;
+    unsigned eager_locks;            /* --eager-locks */
     solver_tuning tuning;
     solver_mode solver;
     int all_instances;
@@ -108,6 +109,10 @@ static const char usage[] =
     "      --emit-smt2=FILE        write the model as SMT-LIB2 (QF_IDL)\n"
     "      --lenient               skip bad events with a warning\n"
     "      --timeout-ms=N          per-query solver timeout (0 = none)\n"
+    "      --eager-locks=N         Z3 gets the mutual-exclusion clauses of a\n"
+    "                              lock with at most N of them at once (default\n"
+    "                              65536); a larger lock's only when a model\n"
+    "                              breaks them (0: always that way). Same answers\n"
     "      --z3-config=fast|default\n"
     "                              Z3 set-up: difference-logic engine (fast,\n"
     "                              default) or Z3's defaults (slow; for checks)\n"
@@ -142,7 +147,7 @@ enum { OPT_HANDLERS = 256, OPT_ORDER, OPT_SMT2, OPT_LENIENT, OPT_TIMEOUT,
        OPT_Z3, OPT_NO_TIMINGS, OPT_COLOR, OPT_SOLVER, OPT_ALL, OPT_NO_PRUNE,
        OPT_ATOMICITY, OPT_PATTERNS, OPT_REGION, OPT_Z3_PARAM, OPT_SOURCE_ROOT,
        OPT_BASELINE, OPT_SUPPRESSIONS, OPT_KIND, OPT_NODE, OPT_MATCH,
-       OPT_LIMIT, OPT_PROGRESS };
+       OPT_LIMIT, OPT_PROGRESS, OPT_EAGER_LOCKS };
 
 /* Explaining races (issue 12): a range of their own. */
 enum { OPT_WITNESS = 768, OPT_HTML };
@@ -159,6 +164,7 @@ static const struct option long_options[] = {
     {"emit-smt2", required_argument, NULL, OPT_SMT2},
     {"lenient", no_argument, NULL, OPT_LENIENT},
     {"timeout-ms", required_argument, NULL, OPT_TIMEOUT},
+    {"eager-locks", required_argument, NULL, OPT_EAGER_LOCKS},
     {"z3-config", required_argument, NULL, OPT_Z3},
     {"z3-param", required_argument, NULL, OPT_Z3_PARAM},
     {"no-timings", no_argument, NULL, OPT_NO_TIMINGS},
@@ -352,6 +358,8 @@ static int parse_option(cli *c, int opt, const char *arg)
         return 0;
     case OPT_TIMEOUT:
         return parse_count("timeout-ms", arg, &c->timeout_ms, 0);
+    case OPT_EAGER_LOCKS:
+        return parse_count("eager-locks", arg, &c->eager_locks, 0);
     case OPT_Z3:
         if ((i = choose("z3-config", arg, configs)) < 0)
             return -1;
@@ -526,7 +534,8 @@ static int load_selection(const cli *c, select_options *sel)
 int main(int argc, char **argv)
 {
     cli c = {.handlers = HANDLERS_NESTED, .order = ORDER_FILE,
-             .timings = 1, .tuning = TUNING_FAST, .patterns = PATTERNS_AVIO,
+             .timings = 1, .tuning = TUNING_FAST,
+             .eager_locks = HB_LOCK_EAGER_MAX, .patterns = PATTERNS_AVIO,
              .region = REGION_ACCESS,
              .correlation = {.max_distance = 5, .min_support = 3}};
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -615,10 +624,12 @@ int main(int argc, char **argv)
     }
     double correlated = now();
     m = hb_model_build_until(t, NULL, c.handlers, &stop_requested);
+    m->lock_eager_max = c.eager_locks;
     double encoded = now();
     /* multi-variable violations, like atomicity ones, are made of
      * consecutive accesses: prune keeps them all (prune.h, rule 3) */
-    prune_options popt = {.atomicity = c.atomicity || c.multi_variable};
+    prune_options popt = {.atomicity = c.atomicity || c.multi_variable,
+                          .stop = &stop_requested};
     progress_phase_set(prog, PHASE_PRUNE, t->n_events);
     if (stop_requested) /* stopped: nothing is decided, so nothing to prune */
         c.no_prune = 1;

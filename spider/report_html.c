@@ -28,6 +28,7 @@
 #include "../traces/alloc.h" /* before uthash.h: its allocation failures */
 #include "../traces/text.h"
 
+#include <inttypes.h>
 #include <cjson/cJSON.h>
 #include <string.h>
 #include <uthash.h>
@@ -902,8 +903,9 @@ static void print_stats(const report *r, const print_options *o, FILE *out)
     fprintf(out, "</td></tr>\n<tr><td>messages</td><td>%u receives matched, "
             "%u unmatched, %u sends never received</td></tr>\n"
             "<tr><td>handlers</td><td>%u (%s model); lock sections %u</td></tr>\n"
-            "<tr><td>model</td><td>%llu constraints: %u program order, %u "
-            "fork/join, %u messages, %u locks, %u wait/notify</td></tr>\n",
+            "<tr><td>model</td><td>%llu constraints: %" PRIu64 " program order, "
+            "%" PRIu64 " fork/join, %" PRIu64 " messages, %" PRIu64 " locks, "
+            "%" PRIu64 " wait/notify</td></tr>\n",
             s->trace.rcvs_matched, s->trace.rcvs_unmatched,
             s->trace.sends_unreceived, s->handlers,
             s->handlers_model == HANDLERS_NESTED ? "nested" : "floating",

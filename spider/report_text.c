@@ -7,6 +7,7 @@
 #include "../traces/alloc.h"
 #include "../traces/text.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,8 +66,9 @@ static void print_header(const report *r, const style *st, FILE *out)
             s->handlers_model == HANDLERS_NESTED ? "nested" : "floating",
             s->lock_sections);
     const hb_counts *c = &s->constraints_by_origin;
-    fprintf(out, "  model     %llu constraints: %u program order, %u "
-            "fork/join, %u messages, %u locks, %u wait/notify\n",
+    fprintf(out, "  model     %llu constraints: %" PRIu64 " program order, "
+            "%" PRIu64 " fork/join, %" PRIu64 " messages, %" PRIu64 " locks, "
+            "%" PRIu64 " wait/notify\n",
             (unsigned long long)s->constraints, c->program_order,
             c->thread_sync, c->messages, c->locks, c->wait_notify);
     if (s->trace.warnings)

@@ -89,6 +89,7 @@ static void expect_constraints_kept(const char *text, handler_model hm,
     assert_int_equal(hb_model_project(projected, t, keep), 0);
     assert_int_equal(projected->n_edges, pruned->n_edges);
     assert_int_equal(projected->n_clauses, pruned->n_clauses);
+    assert_int_equal(projected->n_lock_clauses, pruned->n_lock_clauses);
     for (uint32_t i = 0; i < pruned->n_edges; i++)
         if (!has_edge(projected, pruned->edges[i].before, pruned->edges[i].after))
             fail_msg("projection lacks edge %u < %u", pruned->edges[i].before,
@@ -107,6 +108,16 @@ static void expect_constraints_kept(const char *text, handler_model hm,
             found = same_clause(full, &full->clauses[i], pruned, &pruned->clauses[j]);
         if (!found)
             fail_msg("clause %u lost", i);
+    }
+    /* the lock groups' clauses (encode.h), in their order */
+    assert_int_equal(full->n_lock_clauses, pruned->n_lock_clauses);
+    hb_lock_pairs fi = {0}, pi = {0};
+    hb_lit fl[2], pl[2];
+    while (hb_lock_pairs_next(full, &fi, fl)) {
+        assert_true(hb_lock_pairs_next(pruned, &pi, pl));
+        for (int k = 0; k < 2; k++)
+            if (fl[k].a != pl[k].a || fl[k].b != pl[k].b)
+                fail_msg("lock clause %u < %u lost", fl[k].a, fl[k].b);
     }
     hb_model_free(full);
     hb_model_free(pruned);
