@@ -510,7 +510,7 @@ static hb_answer verdict_of(const engine_run *run, uint32_t c,
 
 static int run_shortcuts(engine_run *run, hb_answer *qa, hb_answer *verdict)
 {
-    query_list ql = {query_by_id, run, run->n_queries};
+    query_list ql = {query_by_id, run, run->n_queries, run->o->stop};
     shortcut_stats st = {0};
     int consistent = shortcut_decide(run->t, run->m, &ql, qa, &st);
     report_summary *s = &run->r->summary;
@@ -615,6 +615,9 @@ static int ask_solver(engine_run *run, hb_answer *qa, hb_answer *verdict,
                       char *err, size_t err_len)
 {
     const analysis_options *o = run->o;
+    if (engine_stopped(run)) /* what is left stays undecided: sorting it
+                                for Z3 took seconds on Cyclon */
+        return 0;
     int dedup = may_skip(o);
     uint32_t n, n_grouped = 0;
     uint32_t *order = pick_for_solver(run, verdict, dedup, &n);

@@ -180,6 +180,9 @@ typedef struct query_list {
     hb_query (*get)(const void *ctx, size_t i);
     const void *ctx;
     size_t n;
+    const volatile sig_atomic_t *stop; /* or NULL: once set (SIGTERM), the
+                                          batches not swept yet are left
+                                          undecided */
 } query_list;
 
 typedef struct shortcut_stats {

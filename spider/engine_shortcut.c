@@ -772,6 +772,7 @@ static void decide_by_batch(engine *e, const query_list *ql,
     uint32_t *order = xmalloc_array(n + 1, sizeof(uint32_t));
     uint32_t *home = xmalloc_array(n + 1, sizeof(uint32_t));
     for (size_t i = 0; i < n; i++) {
+        answers[i] = ANSWER_UNKNOWN; /* until its batch is swept */
         hb_query q = ql->get(ql->ctx, i);
         home[i] = home_batch(e, &q);
         start[home[i] + 2]++;
@@ -785,7 +786,7 @@ static void decide_by_batch(engine *e, const query_list *ql,
     clocks u, r;
     clocks_init(&u, e, needed);
     clocks_init(&r, e, needed);
-    for (uint32_t v = 0; v < e->n_batches; v++) {
+    for (uint32_t v = 0; v < e->n_batches && !(ql->stop && *ql->stop); v++) {
         if (start[v] == start[v + 1])
             continue;
         if ((size_t)e->n_chains * e->batch_chains[v] > SHORTCUT_MAX_CELLS) { /* too many chains: Z3 decides */

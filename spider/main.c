@@ -552,6 +552,9 @@ int main(int argc, char **argv)
     report_notes notes;
     progress *prog = NULL;
     correlation corr = {0};
+    /* from here on a stop signal ends each phase early (loading: the
+     * events read so far are analysed) and the report is partial */
+    catch_stop_signals();
 
     while ((opt = getopt_long(argc, argv, "f:j:qhV", long_options, NULL)) != -1) {
         if (opt == 'h') {
@@ -597,9 +600,6 @@ int main(int argc, char **argv)
                                                                    : stderr),
                            .bytes_read = progress_bytes(prog),
                            .stop = &stop_requested};
-    /* from here on a stop signal ends each phase early (loading: the
-     * events read so far are analysed) and the report is partial */
-    catch_stop_signals();
     if (trace_load((const char *const *)argv + optind, (size_t)(argc - optind),
                    &topts, &t, err, sizeof err) != TRACE_OK) {
         progress_end(&prog);

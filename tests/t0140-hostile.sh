@@ -289,6 +289,16 @@ if p.returncode == 0:
 sys.exit(0 if p.returncode == 3 and json.loads(out)["summary"]["partial"] and ms <= 2000 else 1)
 PY
 
+# SIGTERM anywhere in a run, in every phase of several modes: a partial
+# report within 2 s (tests/sigterm_scan.py)
+./bin/cyclon-trace --nodes 100 --cycles 40 --seed 3 -o "$TMP/cyc100" 2>/dev/null
+./bin/gen-trace --seed 7 --nodes 4 --steps 1500 --pairs 8 --correlated=60 \
+    -o "$TMP/gen1500" 2>/dev/null
+SPIDER="$SPIDER" python3 tests/sigterm_scan.py "$TMP/cyc100" "" --handlers=floating \
+    --atomicity --multi-variable && ok || not_ok "SIGTERM in a Cyclon run"
+SPIDER="$SPIDER" python3 tests/sigterm_scan.py "$TMP/gen1500" --solver=z3 \
+    "--witness --html=$TMP/scan.html" && ok || not_ok "SIGTERM in a run with Z3 and witnesses"
+
 # invalid UTF-8 in a loc: the SARIF report decodes strictly too (as JSON)
 printf '{"thread":"a@n","type":"W","variable":"x","loc":"L\377one"}\n{"thread":"b@n","type":"W","variable":"x","loc":"L2"}\n' >"$TMP/bad-utf8.log"
 $SPIDER -f sarif "$TMP/bad-utf8.log" >"$TMP/bad-utf8.sarif" 2>/dev/null
