@@ -435,12 +435,12 @@ static void on_stop_signal(int sig)
 
 /* The first SIGINT/SIGTERM stops the solver and prints what was decided;
  * a second one ends the process at once. */
-static void catch_stop_signals(void)
+static void catch_stop_signals(int flags)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_stop_signal;
-    sa.sa_flags = SA_RESETHAND;
+    sa.sa_flags = flags;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
@@ -554,7 +554,7 @@ int main(int argc, char **argv)
     correlation corr = {0};
     /* from here on a stop signal ends each phase early (loading: the
      * events read so far are analysed) and the report is partial */
-    catch_stop_signals();
+    catch_stop_signals(SA_RESETHAND);
 
     while ((opt = getopt_long(argc, argv, "f:j:qhV", long_options, NULL)) != -1) {
         if (opt == 'h') {
@@ -662,6 +662,9 @@ int main(int argc, char **argv)
                               .correlation = &corr,
                               .progress = progress_counts(prog)};
     r = analyse(t, m, &aopts, err, sizeof err);
+    /* the analysis is over: a signal now must not cut a write of the
+     * report short (EINTR made it a write error, exit 2) */
+    catch_stop_signals(SA_RESTART);
     progress_end(&prog); /* the report starts on a clean line */
     if (!r) {
         print_error(err);
