@@ -3,6 +3,8 @@
  */
 #include "encode.h"
 
+#include <assert.h>
+
 #include "../traces/alloc.h"
 #include "../traces/text.h"
 
@@ -239,7 +241,9 @@ static int cmp_sections(const void *x, const void *y)
     return a->acquire < b->acquire ? -1 : a->acquire > b->acquire;
 }
 
-/* Two sections of one lock in different threads never overlap.  A
+/* Two sections of one lock in different threads never overlap; here one
+ * of them is never released (two released ones are a lock group's
+ * clause, add_lock_group).  A
  * constraint is added exactly when every event it names is kept: pruning
  * (prune.h) drops only events that no constraint names, so a pruned Φ
  * keeps every constraint of the unpruned one.  (Asking for the whole
@@ -258,14 +262,10 @@ static void exclude(builder *b, const lock_section *x, const lock_section *y)
     } else if (x->release == NONE) {
         if (kept[y->release] && kept[x->acquire])
             add_edge(b, count, (uint32_t)y->release, x->acquire);
-    } else if (y->release == NONE) {
+    } else {
+        assert(y->release == NONE);
         if (kept[x->release] && kept[y->acquire])
             add_edge(b, count, (uint32_t)x->release, y->acquire);
-    } else if (kept[x->acquire] && kept[x->release] && kept[y->acquire] &&
-               kept[y->release]) {
-        hb_lit lits[2] = {less((uint32_t)x->release, y->acquire),
-                          less((uint32_t)y->release, x->acquire)};
-        add_clause(b, count, lits, 2);
     }
 }
 
@@ -356,6 +356,13 @@ static void locks(builder *b)
     free(s);
 }
 
+void hb_lock_clause(const lock_section *x, const lock_section *y,
+                    hb_lit lits[2])
+{
+    lits[0] = less((uint32_t)x->release, y->acquire);
+    lits[1] = less((uint32_t)y->release, x->acquire);
+}
+
 int hb_lock_pairs_next(const hb_model *m, hb_lock_pairs *it, hb_lit lits[2])
 {
     for (; it->group < m->n_lock_groups; it->group++, it->x = 0, it->y = 0) {
@@ -366,9 +373,7 @@ int hb_lock_pairs_next(const hb_model *m, hb_lock_pairs *it, hb_lit lits[2])
                 it->y = it->x + 1;
             for (; it->y < g->n; it->y++)
                 if (s[it->x].thread != s[it->y].thread) {
-                    const lock_section *x = &s[it->x], *y = &s[it->y++];
-                    lits[0] = less((uint32_t)x->release, y->acquire);
-                    lits[1] = less((uint32_t)y->release, x->acquire);
+                    hb_lock_clause(&s[it->x], &s[it->y++], lits);
                     return 1;
                 }
         }

@@ -12,8 +12,8 @@
  *
  * Ownership: the model owns its arrays and borrows nothing after
  * hb_model_build() returns; free it with hb_model_free().  An hb_solver
- * borrows the model only while hb_solver_new() runs (a sliced one, until
- * it is freed).
+ * borrows the model until it is freed (it reads the lock groups as its
+ * models need their clauses).
  */
 #ifndef SPIDER_ENCODE_H
 #define SPIDER_ENCODE_H
@@ -183,6 +183,11 @@ typedef struct hb_lock_pairs {
 /* The next clause as two literals, O(lits[0].a) < O(lits[0].b) or
  * O(lits[1].a) < O(lits[1].b); 0 when there is none left. */
 int hb_lock_pairs_next(const hb_model *m, hb_lock_pairs *it, hb_lit lits[2]);
+
+/* The clause of closed sections x and y: x is released before y is
+ * acquired, or y before x. */
+void hb_lock_clause(const lock_section *x, const lock_section *y,
+                    hb_lit lits[2]);
 
 
 /* One question about Φ: Φ ∧ (a conjunction, or a disjunction, of up to

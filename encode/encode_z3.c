@@ -250,13 +250,8 @@ static void order_groups(hb_solver *s, const uint32_t *unit)
     }
     uint64_t *key = xmalloc_array((size_t)n + 1, sizeof *key);
     for (uint32_t g = 0; g < n; g++) {
-        const hb_lock_group *gr = &m->lock_groups[g];
-        uint32_t u = 0;
-        for (uint32_t i = gr->first; i < gr->first + gr->n; i++) {
-            const lock_section *x = &m->lock_sections[i];
-            u = unit[x->acquire] > u ? unit[x->acquire] : u;
-            u = unit[x->release] > u ? unit[x->release] : u;
-        }
+        /* slicing puts a group's events in one unit (encode_slice.c) */
+        uint32_t u = unit[m->lock_sections[m->lock_groups[g].first].acquire];
         key[g] = (uint64_t)u << 32 | g;
     }
     qsort(key, n, sizeof *key, cmp_u64);
@@ -483,18 +478,28 @@ static int value_of(hb_solver *s, Z3_model model, uint32_t e, int64_t *out)
     return 0;
 }
 
+/* The model of the last (satisfiable) check, kept: the caller releases
+ * it with Z3_model_dec_ref.  NULL if Z3 failed or gave none. */
+static Z3_model last_model(hb_solver *s)
+{
+    Z3_model model = Z3_solver_get_model(s->ctx, s->solver);
+    if (failed(s))
+        return NULL;
+    if (!model) {
+        fail_setup(s, "Z3 gave no model for a satisfiable check");
+        return NULL;
+    }
+    Z3_model_inc_ref(s->ctx, model);
+    return model;
+}
+
 /* Reads O(events[i]) from the solver's model of the last check. */
 static int read_values(hb_solver *s, const uint32_t *events, size_t n,
                        int64_t *values)
 {
-    Z3_model model = Z3_solver_get_model(s->ctx, s->solver);
-    if (failed(s))
+    Z3_model model = last_model(s);
+    if (!model)
         return -1;
-    if (!model) {
-        fail_setup(s, "Z3 gave no model for a satisfiable check");
-        return -1;
-    }
-    Z3_model_inc_ref(s->ctx, model);
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++)
         rc = value_of(s, model, events[i], &values[i]);
@@ -533,8 +538,8 @@ static void add_lemma_lits(lemma_list *out, const hb_lit l[2])
 static void add_lemma(lemma_list *out, const lock_section *x,
                       const lock_section *y)
 {
-    hb_lit l[2] = {{LIT_LESS, (uint32_t)x->release, y->acquire},
-                   {LIT_LESS, (uint32_t)y->release, x->acquire}};
+    hb_lit l[2];
+    hb_lock_clause(x, y, l);
     add_lemma_lits(out, l);
 }
 
@@ -545,12 +550,13 @@ static int excluded(const valued_section *x, const valued_section *y)
 }
 
 /* The clauses of v[0..n) (one group, sorted by acquire) that the values
- * break, at most one per section: each section against the earlier one
- * that is released last, or the one released last in another thread.  If
- * no clause is broken, none is found: a broken pair x, y (x first) has
- * x.release >= y.acquire, and so has that earlier section.  A section
- * whose release has a value below its acquire (not ordered by program
- * order, in the floating model) is checked against every other. */
+ * break: each section against the earlier one that is released last, or
+ * the one released last in another thread (at most one clause per
+ * section).  If no clause is broken, none is found: a broken pair x, y
+ * (x first) has x.release >= y.acquire, and so has that earlier section.
+ * A section whose release has a value below its acquire (not ordered by
+ * program order, in the floating model) is checked against every other
+ * (any number of clauses). */
 static void find_broken(const valued_section *v, uint32_t n, lemma_list *out)
 {
     int64_t best = -1, second = -1; /* the latest releases, two threads */
@@ -585,14 +591,9 @@ static void find_broken(const valued_section *v, uint32_t n, lemma_list *out)
 static int broken_lock_clauses(hb_solver *s, lemma_list *out)
 {
     const hb_model *m = s->model;
-    Z3_model model = Z3_solver_get_model(s->ctx, s->solver);
-    if (failed(s))
+    Z3_model model = last_model(s);
+    if (!model)
         return -1;
-    if (!model) {
-        fail_setup(s, "Z3 gave no model for a satisfiable check");
-        return -1;
-    }
-    Z3_model_inc_ref(s->ctx, model);
     valued_section *v = NULL;
     uint32_t cap = 0;
     int rc = 0;
@@ -903,11 +904,13 @@ static size_t core_events(const hb_model *m, uint32_t *events, size_t max)
         return 0;
     s->model = m;
     lemma_list locks = {0};
-    hb_lock_pairs it = {0};
-    hb_lit l[2];
-    while (hb_lock_pairs_next(m, &it, l))
-        if (!group_is_lazy(m, it.group))
+    for (uint32_t g = 0; g < m->n_lock_groups; g++) {
+        hb_lock_pairs it = {.group = g};
+        hb_lit l[2];
+        while (!group_is_lazy(m, g) && hb_lock_pairs_next(m, &it, l) &&
+               it.group == g)
             add_lemma_lits(&locks, l);
+    }
     Z3_context c = s->ctx;
     uint32_t n = m->n_edges + m->n_clauses + locks.n, made = 0;
     Z3_ast *guards = xcalloc((size_t)n + 1, sizeof(Z3_ast));
