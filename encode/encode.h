@@ -257,10 +257,23 @@ typedef enum solver_tuning {
 
 typedef struct hb_solver hb_solver;
 
+/* How a solver works.  Once *stop is set (SIGINT/SIGTERM), the solver
+ * stops: a watcher thread interrupts the Z3 check under way within
+ * ~20 ms (Z3_interrupt), and from then on every check answers
+ * ANSWER_UNKNOWN — never ANSWER_ERROR, whatever the interrupted Z3
+ * calls report. */
+typedef struct hb_solver_options {
+    solver_tuning tuning;
+    unsigned timeout_ms;             /* per query, its lemma rounds
+                                        together (checked between rounds);
+                                        0 = none */
+    const volatile sig_atomic_t *stop; /* or NULL */
+} hb_solver_options;
+
 /* A solver with Φ asserted once; owns its own Z3 context, so each thread
- * must have its own.  timeout_ms 0 = none.  Returns NULL if Z3 fails. */
-hb_solver *hb_solver_new(const hb_model *m, solver_tuning tuning,
-                         unsigned timeout_ms);
+ * must have its own.  Returns NULL if Z3 fails (a stop is no failure:
+ * the solver is returned, stopped). */
+hb_solver *hb_solver_new(const hb_model *m, const hb_solver_options *o);
 /* Units of a prefix order of Φ (encode_slice.c): unit[e] per event.  A
  * query about events a, b needs only the constraints whose events all have
  * units <= max(unit[a], unit[b]).  The caller frees the array. */
@@ -269,12 +282,15 @@ uint32_t *hb_model_slices(const hb_model *m);
 /* A solver that gives Φ to Z3 a prefix at a time: each query asserts the
  * constraints its slice needs first.  Borrows m and unit until freed. */
 hb_solver *hb_solver_new_sliced(const hb_model *m, const uint32_t *unit,
-                                solver_tuning tuning, unsigned timeout_ms);
+                                const hb_solver_options *o);
 
 /* Why Φ is unsatisfiable: up to max events taking part in a contradiction
  * — a cycle of unconditional edges, in order, when there is one; else the
- * events of an unsatisfiable core found by Z3.  Returns how many. */
-size_t hb_model_explain(const hb_model *m, uint32_t *events, size_t max);
+ * events of an unsatisfiable core found by Z3 (lazy lock groups' clauses
+ * included as the core needs them).  Returns how many: 0 when Z3 fails or
+ * *stop is set (stop may be NULL). */
+size_t hb_model_explain(const hb_model *m, uint32_t *events, size_t max,
+                        const volatile sig_atomic_t *stop);
 
 /* Φ alone: ANSWER_UNSAT means the trace is inconsistent. */
 hb_answer hb_solver_check_model(hb_solver *s);

@@ -15,9 +15,11 @@
 #include "../traces/alloc.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <z3.h>
 
 struct hb_solver {
@@ -41,7 +43,22 @@ struct hb_solver {
     uint8_t any_lazy_in;     /* one of them is lazy */
     Z3_error_code code;  /* the first error, or Z3_OK */
     char error[256];     /* Z3's message for the first error, or "" */
+    /* stopping (hb_solver_options.stop): a watcher thread interrupts Z3
+     * while the flag is set, until the solver is freed */
+    const volatile sig_atomic_t *stop;
+    unsigned timeout_ms;
+    pthread_t watcher;
+    pthread_mutex_t watch_lock;
+    pthread_cond_t watch_wake;
+    uint8_t watching, closing;
 };
+
+/* Whether the run asked this solver to stop: every check then answers
+ * ANSWER_UNKNOWN, and a Z3 failure is the interruption's doing. */
+static int stopped(const hb_solver *s)
+{
+    return s->stop && *s->stop;
+}
 
 /* Z3's default handler prints and exits the process; this one leaves the
  * error code for failed() to read after the call.  (A handler gets no
@@ -304,12 +321,78 @@ static int make_solver(hb_solver *s, solver_tuning tuning, unsigned timeout_ms)
     return rc;
 }
 
+/* The watcher: while the solver lives, interrupts Z3 every 20 ms once
+ * the stop flag is set (an interrupt between two checks is lost, so it is
+ * repeated). */
+static void *watch_stop(void *arg)
+{
+    hb_solver *s = arg;
+    pthread_mutex_lock(&s->watch_lock);
+    while (!s->closing) {
+        if (stopped(s))
+            Z3_interrupt(s->ctx); /* thread-safe, by Z3's API */
+        struct timespec until;
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        until.tv_nsec += 20 * 1000 * 1000;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&s->watch_wake, &s->watch_lock, &until);
+    }
+    pthread_mutex_unlock(&s->watch_lock);
+    return NULL;
+}
+
+/* Starts the watcher.  Without one (no stop flag, or no thread) a stop is
+ * still seen between checks. */
+static void start_watch(hb_solver *s)
+{
+    pthread_condattr_t attr;
+    if (!s->stop || pthread_condattr_init(&attr) != 0)
+        return;
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_mutex_init(&s->watch_lock, NULL);
+    pthread_cond_init(&s->watch_wake, &attr);
+    pthread_condattr_destroy(&attr);
+    s->watching = pthread_create(&s->watcher, NULL, watch_stop, s) == 0;
+    if (!s->watching) {
+        pthread_cond_destroy(&s->watch_wake);
+        pthread_mutex_destroy(&s->watch_lock);
+    }
+}
+
+static void end_watch(hb_solver *s)
+{
+    if (!s->watching)
+        return;
+    pthread_mutex_lock(&s->watch_lock);
+    s->closing = 1;
+    pthread_cond_signal(&s->watch_wake);
+    pthread_mutex_unlock(&s->watch_lock);
+    pthread_join(s->watcher, NULL);
+    pthread_cond_destroy(&s->watch_wake);
+    pthread_mutex_destroy(&s->watch_lock);
+    s->watching = 0;
+}
+
+/* A set-up that failed: NULL, unless the failure is a stop's doing (the
+ * solver is then returned, stopped, and answers ANSWER_UNKNOWN). */
+static hb_solver *give_up(hb_solver *s)
+{
+    if (stopped(s))
+        return s;
+    hb_solver_free(s);
+    return NULL;
+}
+
 /* A context and solver for m's variables, nothing asserted yet.  NULL if
  * Z3 failed. */
-static hb_solver *solver_shell(const hb_model *m, solver_tuning tuning,
-                               unsigned timeout_ms)
+static hb_solver *solver_shell(const hb_model *m, const hb_solver_options *o)
 {
     hb_solver *s = xcalloc(1, sizeof *s);
+    s->stop = o->stop;
+    s->timeout_ms = o->timeout_ms;
     s->vars = xcalloc(m->n_events + 1, sizeof(Z3_ast));
     s->bools = xcalloc(m->n_bools + 1, sizeof(Z3_ast));
     Z3_config cfg = Z3_mk_config();
@@ -325,11 +408,10 @@ static hb_solver *solver_shell(const hb_model *m, solver_tuning tuning,
         return NULL;
     }
     Z3_set_error_handler(s->ctx, on_z3_error);
+    start_watch(s);
     s->n_vars = m->n_events;
-    if (make_solver(s, tuning, timeout_ms) != 0) {
-        hb_solver_free(s);
-        return NULL;
-    }
+    if (make_solver(s, o->tuning, o->timeout_ms) != 0)
+        return give_up(s);
     for (uint32_t i = 0; i < m->n_bools; i++) {
         char name[24];
         snprintf(name, sizeof name, "b%u", i);
@@ -337,33 +419,26 @@ static hb_solver *solver_shell(const hb_model *m, solver_tuning tuning,
         Z3_sort sort = failed(s) ? NULL : Z3_mk_bool_sort(s->ctx);
         s->bools[i] = failed(s) ? NULL : keep_ast(s, Z3_mk_const(s->ctx, sym, sort));
         s->n_bools = i + 1;
-        if (!s->bools[i]) {
-            hb_solver_free(s);
-            return NULL;
-        }
+        if (!s->bools[i])
+            return give_up(s);
     }
     return s;
 }
 
-hb_solver *hb_solver_new(const hb_model *m, solver_tuning tuning,
-                         unsigned timeout_ms)
+hb_solver *hb_solver_new(const hb_model *m, const hb_solver_options *o)
 {
-    hb_solver *s = solver_shell(m, tuning, timeout_ms);
-    if (!s)
-        return NULL;
+    hb_solver *s = solver_shell(m, o);
+    if (!s || stopped(s))
+        return s;
     s->model = m;
     order_groups(s, NULL);
-    if (assert_model(s, m) != 0 || enter_groups(s, UINT32_MAX) != 0) {
-        hb_solver_free(s);
-        return NULL;
-    }
+    if (assert_model(s, m) != 0 || enter_groups(s, UINT32_MAX) != 0)
+        return give_up(s);
     /* Solving Φ alone once first makes every later query several times
      * faster: the engine keeps what it learnt about Φ across push/pop. */
     Z3_solver_check(s->ctx, s->solver);
-    if (failed(s)) {
-        hb_solver_free(s);
-        return NULL;
-    }
+    if (failed(s))
+        return give_up(s);
     return s;
 }
 
@@ -388,11 +463,11 @@ static uint32_t constraint_unit(const hb_model *m, const uint32_t *unit,
 }
 
 hb_solver *hb_solver_new_sliced(const hb_model *m, const uint32_t *unit,
-                                solver_tuning tuning, unsigned timeout_ms)
+                                const hb_solver_options *o)
 {
-    hb_solver *s = solver_shell(m, tuning, timeout_ms);
-    if (!s)
-        return NULL;
+    hb_solver *s = solver_shell(m, o);
+    if (!s || stopped(s))
+        return s;
     s->model = m;
     s->unit = unit;
     order_groups(s, unit);
@@ -620,17 +695,31 @@ static int broken_lock_clauses(hb_solver *s, lemma_list *out)
     return failed(s) ? -1 : rc;
 }
 
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
 /* Checks Φ (∧ q, between a push and a pop, when q is not NULL), and when
  * SAT reads O(events[i]) into values[i] (n may be 0).  A lazy lock
  * group's clauses are not all asserted: while a model breaks some, they
- * are asserted for good (after the pop) and the check is made again. */
+ * are asserted for good (after the pop) and the check is made again —
+ * unless the run stops or the rounds have used up the timeout (UNKNOWN). */
 static hb_answer check(hb_solver *s, const hb_query *q, const uint32_t *events,
                        size_t n, int64_t *values)
 {
     Z3_context c = s->ctx;
     lemma_list broken = {0};
     hb_answer a = ANSWER_ERROR;
-    for (;;) {
+    double start = s->timeout_ms ? now_ms() : 0;
+    for (unsigned round = 0;; round++) {
+        if (stopped(s) || (round && s->timeout_ms &&
+                           now_ms() - start >= s->timeout_ms)) {
+            a = ANSWER_UNKNOWN;
+            break;
+        }
         if (q) {
             Z3_solver_push(c, s->solver);
             if (failed(s) || assert_term(s, query_term(s, q)) != 0)
@@ -662,11 +751,13 @@ static hb_answer check(hb_solver *s, const hb_query *q, const uint32_t *events,
         }
     }
     free(broken.v);
-    return a;
+    return a == ANSWER_ERROR && stopped(s) ? ANSWER_UNKNOWN : a;
 }
 
 hb_answer hb_solver_check_model(hb_solver *s)
 {
+    if (stopped(s))
+        return ANSWER_UNKNOWN;
     if (failed(s))
         return ANSWER_ERROR;
     return check(s, NULL, NULL, 0, NULL);
@@ -674,6 +765,8 @@ hb_answer hb_solver_check_model(hb_solver *s)
 
 hb_answer hb_solver_check(hb_solver *s, const hb_query *q)
 {
+    if (stopped(s))
+        return ANSWER_UNKNOWN;
     if (failed(s))
         return ANSWER_ERROR;
     if (s->unit) {
@@ -682,7 +775,7 @@ hb_answer hb_solver_check(hb_solver *s, const hb_query *q)
             if (s->unit[q->ev[i]] > u)
                 u = s->unit[q->ev[i]];
         if (extend(s, u) != 0)
-            return ANSWER_ERROR;
+            return stopped(s) ? ANSWER_UNKNOWN : ANSWER_ERROR;
     }
     return check(s, q, NULL, 0, NULL);
 }
@@ -691,6 +784,8 @@ hb_answer hb_solver_check_values(hb_solver *s, const hb_query *q,
                                  const uint32_t *events, size_t n,
                                  int64_t *values)
 {
+    if (stopped(s))
+        return ANSWER_UNKNOWN;
     if (failed(s) || s->unit) /* a sliced solver's model leaves out
                                  constraints: its values prove nothing */
         return ANSWER_ERROR;
@@ -708,6 +803,7 @@ void hb_solver_free(hb_solver *s)
 {
     if (!s)
         return;
+    end_watch(s); /* before the context goes */
     /* Past memory_max_size, Z3 allocates while it frees a solver and then
      * aborts the process (an exception no API call catches): after a
      * memory failure its context is left to the end of the process, which
@@ -894,73 +990,124 @@ static long core_constraint(hb_solver *s, const hb_model *m,
     return (long)found;
 }
 
-/* The events of an unsatisfiable core of Φ, from Z3 (none if Z3 fails:
- * the explanation is then only shorter).  The clauses of lazy lock groups
- * are left out: past their size a core would cost more than it tells. */
-static size_t core_events(const hb_model *m, uint32_t *events, size_t max)
+/* Guards for the explanation's constraints (edges, clauses, then the lock
+ * clauses of locks): guard k is the Boolean "ck", and guard_k => k is
+ * asserted, so an unsatisfiable core names the constraints it needs. */
+typedef struct guard_list {
+    Z3_ast *v;
+    uint32_t n, cap;
+} guard_list;
+
+/* Guards constraints g->n .. n_edges + n_clauses + locks->n.  -1 if Z3
+ * failed. */
+static int guard_constraints(hb_solver *s, const lemma_list *locks,
+                             guard_list *g)
 {
-    hb_solver *s = solver_shell(m, TUNING_FAST, 0);
-    if (!s)
+    const hb_model *m = s->model;
+    Z3_context c = s->ctx;
+    uint32_t to = m->n_edges + m->n_clauses + locks->n;
+    ALLOC_GROW(g->v, to, g->cap);
+    for (; g->n < to; g->n++) {
+        uint32_t k = g->n;
+        char name[24];
+        snprintf(name, sizeof name, "c%u", k);
+        Z3_symbol sym = Z3_mk_string_symbol(c, name);
+        Z3_sort sort = failed(s) ? NULL : Z3_mk_bool_sort(c);
+        g->v[k] = failed(s) ? NULL : keep_ast(s, Z3_mk_const(c, sym, sort));
+        if (!g->v[k])
+            return -1;
+        Z3_ast body = k < m->n_edges + m->n_clauses
+                          ? constraint_term(s, m, k)
+                          : lock_clause_term(s, locks->v[k - m->n_edges -
+                                                        m->n_clauses].l);
+        Z3_ast implies = body ? keep_ast(s, Z3_mk_implies(c, g->v[k], body))
+                              : NULL;
+        drop_ast(s, body);
+        if (assert_term(s, implies) != 0) {
+            g->n++; /* its guard is kept: released with the others */
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The events named by the core of the last (unsatisfiable) check. */
+static size_t events_of_core(hb_solver *s, const lemma_list *locks,
+                             uint32_t *events, size_t max)
+{
+    Z3_context c = s->ctx;
+    size_t found = 0;
+    Z3_ast_vector core = Z3_solver_get_unsat_core(c, s->solver);
+    if (failed(s) || !core)
         return 0;
+    Z3_ast_vector_inc_ref(c, core);
+    unsigned size = Z3_ast_vector_size(c, core);
+    for (unsigned i = 0; i < size && !failed(s); i++) {
+        long f = core_constraint(s, s->model, locks, core, i, events, found,
+                                 max);
+        if (f < 0)
+            break;
+        found = (size_t)f;
+    }
+    Z3_ast_vector_dec_ref(c, core);
+    return found;
+}
+
+/* The events of an unsatisfiable core of Φ, from Z3 (none if Z3 fails or
+ * the run stops: the explanation is then only shorter).  Eager lock
+ * groups' clauses are guarded from the start; a lazy group's come in as
+ * models break them (as in check()). */
+static size_t core_events(const hb_model *m, uint32_t *events, size_t max,
+                          const volatile sig_atomic_t *stop)
+{
+    hb_solver_options o = {.tuning = TUNING_FAST, .stop = stop};
+    hb_solver *s = solver_shell(m, &o);
+    if (!s || stopped(s)) {
+        hb_solver_free(s);
+        return 0;
+    }
     s->model = m;
+    order_groups(s, NULL);
+    s->n_groups_in = m->n_lock_groups; /* broken_lock_clauses' scope */
     lemma_list locks = {0};
     for (uint32_t g = 0; g < m->n_lock_groups; g++) {
         hb_lock_pairs it = {.group = g};
         hb_lit l[2];
+        if (group_is_lazy(m, g))
+            s->any_lazy_in = 1;
         while (!group_is_lazy(m, g) && hb_lock_pairs_next(m, &it, l) &&
                it.group == g)
             add_lemma_lits(&locks, l);
     }
-    Z3_context c = s->ctx;
-    uint32_t n = m->n_edges + m->n_clauses + locks.n, made = 0;
-    Z3_ast *guards = xcalloc((size_t)n + 1, sizeof(Z3_ast));
-    int ok = 1;
-    for (; made < n && ok; made++) {
-        char name[24];
-        snprintf(name, sizeof name, "c%u", made);
-        Z3_symbol sym = Z3_mk_string_symbol(c, name);
-        Z3_sort sort = failed(s) ? NULL : Z3_mk_bool_sort(c);
-        guards[made] = failed(s) ? NULL : keep_ast(s, Z3_mk_const(c, sym, sort));
-        ok = guards[made] != NULL;
-    }
-    /* guard_k => constraint_k: the core names the guards it needs */
-    for (uint32_t k = 0; k < n && ok; k++) {
-        Z3_ast body = k < m->n_edges + m->n_clauses
-                          ? constraint_term(s, m, k)
-                          : lock_clause_term(s, locks.v[k - m->n_edges -
-                                                       m->n_clauses].l);
-        Z3_ast implies = body ? keep_ast(s, Z3_mk_implies(c, guards[k], body)) : NULL;
-        drop_ast(s, body);
-        ok = assert_term(s, implies) == 0;
-    }
+    guard_list guards = {0};
     size_t found = 0;
-    Z3_lbool r = ok ? Z3_solver_check_assumptions(c, s->solver, n, guards)
-                    : Z3_L_UNDEF;
-    if (ok && !failed(s) && r == Z3_L_FALSE) {
-        Z3_ast_vector core = Z3_solver_get_unsat_core(c, s->solver);
-        if (!failed(s) && core) {
-            Z3_ast_vector_inc_ref(c, core);
-            unsigned size = Z3_ast_vector_size(c, core);
-            for (unsigned i = 0; i < size && !failed(s); i++) {
-                long f = core_constraint(s, m, &locks, core, i, events, found,
-                                         max);
-                if (f < 0)
-                    break;
-                found = (size_t)f;
-            }
-            Z3_ast_vector_dec_ref(c, core);
+    int ok = guard_constraints(s, &locks, &guards) == 0;
+    while (ok && !stopped(s)) {
+        Z3_lbool r = Z3_solver_check_assumptions(s->ctx, s->solver, guards.n,
+                                                 guards.v);
+        if (failed(s))
+            break;
+        if (r == Z3_L_FALSE) {
+            found = events_of_core(s, &locks, events, max);
+            break;
         }
+        uint32_t before = locks.n;
+        if (r != Z3_L_TRUE || !s->any_lazy_in ||
+            broken_lock_clauses(s, &locks) != 0 || locks.n == before)
+            break; /* satisfiable after all: nothing to explain */
+        ok = guard_constraints(s, &locks, &guards) == 0;
     }
-    for (uint32_t k = 0; k < made; k++)
-        drop_ast(s, guards[k]);
-    free(guards);
+    for (uint32_t k = 0; k < guards.n; k++)
+        drop_ast(s, guards.v[k]);
+    free(guards.v);
     free(locks.v);
     hb_solver_free(s);
     return found;
 }
 
-size_t hb_model_explain(const hb_model *m, uint32_t *events, size_t max)
+size_t hb_model_explain(const hb_model *m, uint32_t *events, size_t max,
+                        const volatile sig_atomic_t *stop)
 {
     size_t n = find_cycle(m, events, max);
-    return n ? n : core_events(m, events, max);
+    return n ? n : core_events(m, events, max, stop);
 }

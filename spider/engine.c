@@ -608,6 +608,18 @@ static uint32_t *pick_for_solver(const engine_run *run, hb_answer *verdict,
     return order;
 }
 
+/* The stop flag for engine_z3_call: set only when the caller can take
+ * Z3 work left running (analysis_options.abandoned). */
+static const volatile sig_atomic_t *leave_on(const engine_run *run)
+{
+    return run->o->abandoned ? run->o->stop : NULL;
+}
+
+static void note_abandoned(const engine_run *run)
+{
+    *run->o->abandoned = 1;
+}
+
 /* Sends what the shortcuts left undecided to Z3: with dedup, dedupable
  * candidates in units per group that stop at their first hold; the rest
  * one by one, in the order of the prefix of Φ they need. */
@@ -656,9 +668,13 @@ static int ask_solver(engine_run *run, hb_answer *qa, hb_answer *verdict,
     unit_start[units] = n;
     solve_work w = {.run = run, .order = order, .unit_start = unit_start,
                     .n_units = units, .stop_at_sat = stop, .slices = slices,
-                    .stop = o->stop};
+                    .stop = o->stop, .may_leave = o->abandoned != NULL};
     int rc = solve_all(run->m, &w, qa, verdict, o->jobs, o->tuning,
                        o->timeout_ms, err, err_len);
+    if (rc == 1) { /* workers left in Z3 read all of it: it stays */
+        note_abandoned(run);
+        return 0;
+    }
     for (uint32_t i = 0; i < n && rc == 0; i++)
         run->r->summary.by_z3 += verdict[order[i]] != ANSWER_NOT_ASKED;
     free(order);
@@ -668,12 +684,37 @@ static int ask_solver(engine_run *run, hb_answer *qa, hb_answer *verdict,
     return rc;
 }
 
+/* Z3 work on a thread of its own (engine_z3_call): what it reads and
+ * writes, left behind if the call is. */
+typedef struct z3_model_task {
+    const hb_model *m;
+    hb_solver_options so;
+    hb_answer answer;        /* consistency */
+    char error[256];
+    uint32_t events[8];      /* explanation */
+    size_t n;
+} z3_model_task;
+
+static void explain_task(void *arg)
+{
+    z3_model_task *task = arg;
+    task->n = hb_model_explain(task->m, task->events, 8, task->so.stop);
+}
+
 /* "inconsistent trace: ..." naming the events of a contradiction. */
-static void explain_inconsistent(const trace *t, const hb_model *m, char *err,
+static void explain_inconsistent(const engine_run *run, char *err,
                                  size_t err_len)
 {
-    uint32_t events[8];
-    size_t n = hb_model_explain(m, events, 8);
+    const trace *t = run->t;
+    z3_model_task *task = xcalloc(1, sizeof *task);
+    *task = (z3_model_task){.m = run->m, .so.stop = run->o->stop};
+    uint32_t *events = task->events;
+    size_t n = 0;
+    int left = engine_z3_call(explain_task, task, leave_on(run));
+    if (left)
+        note_abandoned(run); /* the events are not known */
+    else
+        n = task->n;
     int w = snprintf(err, err_len, "inconsistent trace: no run can order "
                      "these events as the trace says (its happens-before "
                      "model is unsatisfiable):");
@@ -681,27 +722,47 @@ static void explain_inconsistent(const trace *t, const hb_model *m, char *err,
         const event *e = &t->events[events[i]];
         char *loc = event_location_dup(t, events[i]);
         w += snprintf(err + w, err_len - (size_t)w, "%s %s:%u %s %s",
-                      i ? (n > 1 && i + 1 == n && n == 8 ? " ... " : ",") : "",
+                      i ? (n > 1 && i + 1 == n && n == 8 ? " ..." : ",") : "",
                       t->files[e->file], e->line, event_kind_name(e->kind),
                       loc);
         free(loc);
     }
+    if (!left) /* else the call may still use it */
+        free(task);
 }
 
-/* 1 when Φ is satisfiable, 0 with a message when it is not or Z3 fails. */
+static void consistency_task(void *arg)
+{
+    z3_model_task *task = arg;
+    hb_solver *s = hb_solver_new(task->m, &task->so);
+    if (!s) {
+        task->answer = ANSWER_ERROR;
+        snprintf(task->error, sizeof task->error, "could not be set up");
+        return;
+    }
+    task->answer = hb_solver_check_model(s);
+    snprintf(task->error, sizeof task->error, "%s", hb_solver_error(s));
+    hb_solver_free(s);
+}
+
+/* 1 when Φ is satisfiable (or stopped before Z3 said), 0 with a message
+ * when it is not or Z3 fails. */
 static int model_consistent(const engine_run *run, char *err, size_t err_len)
 {
-    hb_solver *s = hb_solver_new(run->m, run->o->tuning, 0);
-    if (!s) {
-        snprintf(err, err_len, "the Z3 solver could not be set up");
-        return 0;
+    z3_model_task *task = xcalloc(1, sizeof *task);
+    *task = (z3_model_task){.m = run->m,
+                            .so = {.tuning = run->o->tuning,
+                                   .stop = run->o->stop}};
+    if (engine_z3_call(consistency_task, task, leave_on(run))) {
+        note_abandoned(run); /* the task stays: the call may still use it */
+        return 1;            /* nothing more is asked: the run stopped */
     }
-    hb_answer a = hb_solver_check_model(s);
+    hb_answer a = task->answer;
     if (a == ANSWER_ERROR)
-        snprintf(err, err_len, "the Z3 solver failed: %s", hb_solver_error(s));
-    hb_solver_free(s);
+        snprintf(err, err_len, "the Z3 solver failed: %s", task->error);
+    free(task);
     if (a == ANSWER_UNSAT)
-        explain_inconsistent(run->t, run->m, err, err_len);
+        explain_inconsistent(run, err, err_len);
     return a == ANSWER_SAT || a == ANSWER_UNKNOWN;
 }
 
@@ -723,7 +784,7 @@ static int decide(engine_run *run, hb_answer *verdict, char *err,
     if (run->o->solver == SOLVER_AUTO)
         consistent = run_shortcuts(run, qa, verdict);
     if (consistent == 0)
-        explain_inconsistent(run->t, run->m, err, err_len);
+        explain_inconsistent(run, err, err_len);
     else if (consistent == 1 || model_consistent(run, err, err_len))
         rc = ask_solver(run, qa, verdict, err, err_len);
     free(qa);
@@ -847,9 +908,12 @@ static void count_verdicts(engine_run *run, const hb_answer *verdict)
 static void add_witnesses(engine_run *run, const uint32_t *group_of)
 {
     report *r = run->r;
+    hb_solver_options so = {.tuning = run->o->tuning,
+                            .timeout_ms = run->o->timeout_ms,
+                            .stop = run->o->stop};
     witness_finder *w = witness_finder_new(run->t, run->m,
-                                           run->o->solver == SOLVER_Z3,
-                                           run->o->tuning, run->o->timeout_ms);
+                                           run->o->solver == SOLVER_Z3, so,
+                                           leave_on(run));
     int rc = 0;
     enum { MAX_ALTERNATIVES = 16 };
     witness_query alts[MAX_ALTERNATIVES];
@@ -869,6 +933,8 @@ static void add_witnesses(engine_run *run, const uint32_t *group_of)
                           &r->groups[i], r->witness_failure,
                           sizeof r->witness_failure);
     }
+    if (witness_finder_abandoned(w))
+        note_abandoned(run);
     witness_finder_free(w);
 }
 

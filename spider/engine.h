@@ -161,8 +161,12 @@ typedef struct witness_finder witness_finder;
  * --solver=z3, so that tests check both ways).  Allocation failure ends
  * the run. */
 witness_finder *witness_finder_new(const trace *t, const hb_model *m,
-                                   int z3_only, solver_tuning tuning,
-                                   unsigned timeout_ms);
+                                   int z3_only, hb_solver_options solver,
+                                   const volatile sig_atomic_t *leave_on);
+/* Whether a Z3 call was left running after a stop (engine_z3_call with
+ * leave_on): the finder is then never freed (witness_finder_free does
+ * nothing). */
+int witness_finder_abandoned(const witness_finder *w);
 /* Fills g->witness and g->n_witness for the shown instance inst (n_inst
  * events, g->events in the same order) from the first of the n_alts
  * queries that Φ satisfies.  Returns 0; 1 when none was found (unsat, or
@@ -255,14 +259,26 @@ typedef struct solve_work {
     const uint8_t *stop_at_sat;      /* per unit */
     const uint32_t *slices;          /* hb_model_slices(), or NULL */
     const volatile sig_atomic_t *stop; /* set: answer the rest UNKNOWN */
+    int may_leave;                   /* after a stop, workers may be left
+                                        running (solve_all returns 1) */
 } solve_work;
 
 /* Decides the work with `jobs` worker threads, writing the verdict of each
- * candidate into verdicts.  Returns 0, or -1 with Z3's message in err if
- * a solver could not be set up or failed (never a verdict then). */
+ * candidate into verdicts.  Returns 0; 1 when stopped and some worker did
+ * not heed Z3's interrupt within half a second: it is left running (the
+ * candidates not decided stay as they were), and m, w and the arrays must
+ * never be freed; or -1 with Z3's message in err if a solver could not be
+ * set up or failed (never a verdict then). */
 int solve_all(const hb_model *m, const solve_work *w, hb_answer *query_answers,
               hb_answer *verdicts, unsigned jobs, solver_tuning tuning,
               unsigned timeout_ms, char *err, size_t err_len);
+
+/* Runs fn(arg) on a thread of its own and waits for it: 0.  Once *stop
+ * is set, waits at most half a second more, then leaves it running: 1, and arg
+ * and all fn reads must never be freed (analysis_options.abandoned).
+ * Without stop (NULL) or a thread, fn runs on the caller's: 0. */
+int engine_z3_call(void (*fn)(void *), void *arg,
+                   const volatile sig_atomic_t *stop);
 
 /* For the pool: a candidate's queries. */
 const candidate *engine_candidate(const engine_run *run, uint32_t c);

@@ -1,8 +1,20 @@
 /*
- * engine_pool.c — the worker pool: N pthreads, each with its own Z3
- * context and Φ asserted once, taking units of work from a shared counter.
- * Answers land by index and each unit is answered in order by one worker,
- * so the result never depends on scheduling.
+ * engine_pool.c — Z3 work on threads of its own.
+ *
+ * The worker pool: N pthreads, each with its own Z3 context and Φ
+ * asserted once, taking units of work from a shared counter.  Answers land
+ * by index and each unit is answered in order by one worker, so the result
+ * never depends on scheduling.
+ *
+ * Waiting with a deadline: a stop (SIGINT/SIGTERM) interrupts Z3
+ * (encode.h), but Z3 does not heed an interrupt everywhere — asserting
+ * and propagating a long chain of difference constraints (Z3 4.8's
+ * push and first check) runs for minutes and never looks.  So the caller
+ * waits for Z3 work on another thread, and once stopped it waits at most
+ * STOP_GRACE_MS before it leaves that work running ("abandoned") and goes
+ * on to report.  An abandoned thread writes nothing shared: it parks at
+ * its next result.  What it reads must then outlive it, so the process
+ * ends without freeing (analysis_options.abandoned).
  */
 #include "engine.h"
 
@@ -12,6 +24,140 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { STOP_GRACE_MS = 500, WAIT_STEP_MS = 20 };
+
+/* ---- waiting for threads, with a deadline once stopped --------------------- */
+
+typedef struct z3_wait {
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    unsigned running;        /* threads not yet done */
+    int abandoned;           /* the waiter left: write nothing shared */
+} z3_wait;
+
+static void z3_wait_init(z3_wait *w, unsigned running)
+{
+    pthread_mutex_init(&w->lock, NULL);
+    pthread_cond_init(&w->changed, NULL);
+    w->running = running;
+    w->abandoned = 0;
+}
+
+static void z3_wait_destroy(z3_wait *w)
+{
+    pthread_cond_destroy(&w->changed);
+    pthread_mutex_destroy(&w->lock);
+}
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+/* A thread of the wait is done. */
+static void z3_wait_leave(z3_wait *w)
+{
+    pthread_mutex_lock(&w->lock);
+    w->running--;
+    pthread_cond_broadcast(&w->changed);
+    pthread_mutex_unlock(&w->lock);
+}
+
+/* Waits until every thread is done (0); or, once *stop has been set for
+ * STOP_GRACE_MS while some still run, marks the wait abandoned (1). */
+static int z3_wait_done(z3_wait *w, const volatile sig_atomic_t *stop)
+{
+    double stopped_at = -1;
+    pthread_mutex_lock(&w->lock);
+    while (w->running && !w->abandoned) {
+        if (stop && *stop && stopped_at < 0)
+            stopped_at = now_ms();
+        if (stopped_at >= 0 && now_ms() - stopped_at >= STOP_GRACE_MS) {
+            w->abandoned = 1;
+            break;
+        }
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += WAIT_STEP_MS * 1000000L;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&w->changed, &w->lock, &until);
+    }
+    int abandoned = w->abandoned;
+    pthread_mutex_unlock(&w->lock);
+    return abandoned;
+}
+
+/* An abandoned thread stays here until the process ends. */
+static _Noreturn void park(void)
+{
+    for (;;)
+        pause();
+}
+
+/* Before a thread writes a result: takes the lock, or parks when the
+ * waiter has left.  z3_wait_release() after the write. */
+static void z3_wait_claim(z3_wait *w)
+{
+    pthread_mutex_lock(&w->lock);
+    if (w->abandoned) {
+        pthread_mutex_unlock(&w->lock);
+        park();
+    }
+}
+
+static void z3_wait_release(z3_wait *w)
+{
+    pthread_mutex_unlock(&w->lock);
+}
+
+/* ---- one call --------------------------------------------------------------- */
+
+typedef struct z3_task {
+    z3_wait wait;
+    void (*fn)(void *);
+    void *arg;
+} z3_task;
+
+static void *run_task(void *p)
+{
+    z3_task *t = p;
+    t->fn(t->arg);
+    z3_wait_leave(&t->wait);
+    return NULL;
+}
+
+int engine_z3_call(void (*fn)(void *), void *arg,
+                   const volatile sig_atomic_t *stop)
+{
+    z3_task *t = xmalloc(sizeof *t);
+    *t = (z3_task){.fn = fn, .arg = arg};
+    z3_wait_init(&t->wait, 1);
+    pthread_t thread;
+    if (!stop || pthread_create(&thread, NULL, run_task, t) != 0) {
+        fn(arg); /* no thread: the call cannot be left, only interrupted */
+        z3_wait_destroy(&t->wait);
+        free(t);
+        return 0;
+    }
+    if (z3_wait_done(&t->wait, stop)) {
+        pthread_detach(thread); /* t and arg stay: it may still use them */
+        return 1;
+    }
+    pthread_join(thread, NULL);
+    z3_wait_destroy(&t->wait);
+    free(t);
+    return 0;
+}
+
+/* ---- the pool --------------------------------------------------------------- */
 
 typedef struct pool {
     const hb_model *model;
@@ -19,42 +165,45 @@ typedef struct pool {
     hb_answer *query_answers, *verdicts;
     atomic_uint next_unit;
     atomic_int failed;
-    pthread_mutex_t error_lock;
+    z3_wait wait;            /* also guards error and every answer written */
     char error[256];         /* the first failure, for the caller */
-    solver_tuning tuning;
-    unsigned timeout_ms;
+    hb_solver_options solver;
 } pool;
 
+/* Records the first failure (the wait's lock held). */
 static void fail(pool *p, const char *what)
 {
-    pthread_mutex_lock(&p->error_lock);
     if (!atomic_load(&p->failed))
         snprintf(p->error, sizeof p->error, "%s", what);
     atomic_store(&p->failed, 1);
-    pthread_mutex_unlock(&p->error_lock);
 }
 
 /* The verdict of candidate c: each query the shortcuts did not prove is
  * asked in turn, until one is UNSAT.  -1 when the solver failed. */
-static int decide_candidate(pool *p, hb_solver *s, uint32_t c,
-                            hb_answer *verdict)
+static int decide_candidate(pool *p, hb_solver *s, uint32_t c)
 {
     const engine_run *run = p->work->run;
     hb_answer v = ANSWER_SAT;
     for (unsigned k = 0; k < engine_n_queries(run, c) && v != ANSWER_UNSAT; k++) {
         hb_answer *qa = &p->query_answers[engine_query_id(run, c, k)];
-        if (*qa != ANSWER_SAT) {
+        hb_answer a = *qa;
+        if (a != ANSWER_SAT) {
             hb_query q = engine_query(run, c, k);
-            *qa = hb_solver_check(s, &q);
+            a = hb_solver_check(s, &q);
+            z3_wait_claim(&p->wait);
+            *qa = a;
+            if (a == ANSWER_ERROR)
+                fail(p, hb_solver_error(s));
+            z3_wait_release(&p->wait);
         }
-        if (*qa == ANSWER_ERROR) {
-            fail(p, hb_solver_error(s));
+        if (a == ANSWER_ERROR)
             return -1;
-        }
-        if (*qa != ANSWER_SAT)
-            v = *qa == ANSWER_UNSAT ? ANSWER_UNSAT : ANSWER_UNKNOWN;
+        if (a != ANSWER_SAT)
+            v = a == ANSWER_UNSAT ? ANSWER_UNSAT : ANSWER_UNKNOWN;
     }
-    *verdict = v;
+    z3_wait_claim(&p->wait);
+    p->verdicts[c] = v;
+    z3_wait_release(&p->wait);
     return 0;
 }
 
@@ -65,15 +214,13 @@ static void answer_unit(pool *p, hb_solver *s, uint32_t u)
     run_progress *progress = engine_options(w->run)->progress;
     for (uint32_t i = w->unit_start[u]; i < w->unit_start[u + 1]; i++) {
         uint32_t c = w->order[i];
-        if (done) {
-            p->verdicts[c] = ANSWER_NOT_ASKED;
+        if (done || (w->stop && *w->stop)) {
+            z3_wait_claim(&p->wait);
+            p->verdicts[c] = done ? ANSWER_NOT_ASKED : ANSWER_UNKNOWN;
+            z3_wait_release(&p->wait);
             continue;
         }
-        if (w->stop && *w->stop) {
-            p->verdicts[c] = ANSWER_UNKNOWN;
-            continue;
-        }
-        if (decide_candidate(p, s, c, &p->verdicts[c]) != 0)
+        if (decide_candidate(p, s, c) != 0)
             return;
         done = stop && p->verdicts[c] == ANSWER_SAT;
         if (progress && !done) /* the rest of the unit is counted below */
@@ -88,19 +235,23 @@ static void *worker(void *arg)
     pool *p = arg;
     hb_solver *s = p->work->slices
                        ? hb_solver_new_sliced(p->model, p->work->slices,
-                                              p->tuning, p->timeout_ms)
-                       : hb_solver_new(p->model, p->tuning, p->timeout_ms);
+                                              &p->solver)
+                       : hb_solver_new(p->model, &p->solver);
     if (!s) {
+        z3_wait_claim(&p->wait);
         fail(p, "a Z3 solver could not be set up");
-        return NULL;
+        z3_wait_release(&p->wait);
     }
     for (;;) {
         uint32_t u = atomic_fetch_add(&p->next_unit, 1);
-        if (u >= p->work->n_units || atomic_load(&p->failed))
+        if (!s || u >= p->work->n_units || atomic_load(&p->failed))
             break;
         answer_unit(p, s, u);
     }
+    z3_wait_claim(&p->wait); /* an abandoned worker keeps its solver */
+    z3_wait_release(&p->wait);
     hb_solver_free(s);
+    z3_wait_leave(&p->wait);
     return NULL;
 }
 
@@ -115,25 +266,42 @@ int solve_all(const hb_model *m, const solve_work *w, hb_answer *query_answers,
     uint32_t n = w->unit_start[w->n_units];
     if (jobs > n / 16 + 1)
         jobs = n / 16 + 1; /* setting up a context costs more than a few queries */
-    pool p = {.model = m, .work = w, .query_answers = query_answers,
-              .verdicts = verdicts, .tuning = tuning, .timeout_ms = timeout_ms};
-    atomic_init(&p.next_unit, 0);
-    atomic_init(&p.failed, 0);
-    pthread_mutex_init(&p.error_lock, NULL);
+    /* on the heap: abandoned workers may still read it */
+    pool *p = xcalloc(1, sizeof *p);
+    *p = (pool){.model = m, .work = w, .query_answers = query_answers,
+                .verdicts = verdicts,
+                .solver = {.tuning = tuning, .timeout_ms = timeout_ms,
+                           .stop = w->stop}};
+    atomic_init(&p->next_unit, 0);
+    atomic_init(&p->failed, 0);
+    z3_wait_init(&p->wait, jobs);
     pthread_t *threads = xmalloc_array(jobs, sizeof *threads);
     unsigned started = 0;
     for (unsigned i = 0; i < jobs; i++)
-        if (pthread_create(&threads[started], NULL, worker, &p) == 0)
+        if (pthread_create(&threads[started], NULL, worker, p) == 0)
             started++;
+    pthread_mutex_lock(&p->wait.lock);
+    p->wait.running -= jobs - started; /* a started one may be done */
+    if (!started)
+        p->wait.running = 1;
+    pthread_mutex_unlock(&p->wait.lock);
     if (started == 0)
-        worker(&p);
+        worker(p); /* no thread: it cannot be left, only interrupted */
+    if (z3_wait_done(&p->wait, w->may_leave ? w->stop : NULL)) {
+        for (unsigned i = 0; i < started; i++)
+            pthread_detach(threads[i]);
+        free(threads);
+        return 1;
+    }
     for (unsigned i = 0; i < started; i++)
         pthread_join(threads[i], NULL);
     free(threads);
-    pthread_mutex_destroy(&p.error_lock);
-    if (atomic_load(&p.failed)) {
-        snprintf(err, err_len, "the Z3 solver failed: %s", p.error);
-        return -1;
+    int rc = 0;
+    if (atomic_load(&p->failed)) {
+        snprintf(err, err_len, "the Z3 solver failed: %s", p->error);
+        rc = -1;
     }
-    return 0;
+    z3_wait_destroy(&p->wait);
+    free(p);
+    return rc;
 }

@@ -43,8 +43,9 @@ typedef struct in_edges {
 struct witness_finder {
     const trace *t;
     const hb_model *m;
-    solver_tuning tuning;
-    unsigned timeout_ms;
+    hb_solver_options solver_options;
+    const volatile sig_atomic_t *leave_on; /* engine_z3_call's stop */
+    int abandoned;                   /* a Z3 call was left running */
     int r_usable;                    /* R is a witness: every clause had an
                                         observed literal, and no cycle */
     in_edges r;                      /* R, for the first way */
@@ -151,14 +152,14 @@ static int next_wait(const witness_finder *w, wait_iter *it, uint32_t *y)
 }
 
 witness_finder *witness_finder_new(const trace *t, const hb_model *m,
-                                   int z3_only, solver_tuning tuning,
-                                   unsigned timeout_ms)
+                                   int z3_only, hb_solver_options solver,
+                                   const volatile sig_atomic_t *leave_on)
 {
     witness_finder *w = xcalloc(1, sizeof *w);
     w->t = t;
     w->m = m;
-    w->tuning = tuning;
-    w->timeout_ms = timeout_ms;
+    w->solver_options = solver;
+    w->leave_on = leave_on;
     hb_edge_list l = {0};
     /* R must have no cycle anywhere, not only among a query's ancestors:
      * a cycle elsewhere may force a clause against R's choice */
@@ -180,9 +181,14 @@ witness_finder *witness_finder_new(const trace *t, const hb_model *m,
     return w;
 }
 
+int witness_finder_abandoned(const witness_finder *w)
+{
+    return w->abandoned;
+}
+
 void witness_finder_free(witness_finder *w)
 {
-    if (!w)
+    if (!w || w->abandoned) /* the call left running may still read it */
         return;
     in_edges_free(&w->r);
     in_edges_free(&w->sync);
@@ -485,26 +491,53 @@ static void write_witness(witness_finder *w, const hb_query *q,
 
 /* Values from Z3's model for the candidates of every core event.  Returns
  * ANSWER_SAT (values set), ANSWER_UNSAT, ANSWER_UNKNOWN or ANSWER_ERROR. */
+/* One Z3 check for a witness, on a thread of its own (engine_z3_call):
+ * it owns copies of what it reads but the finder, the model and the
+ * solver, so that it may be left running. */
+typedef struct z3_witness_task {
+    witness_finder *w;
+    hb_query q;
+    uint32_t *events, n;
+    int64_t *values;
+    hb_answer answer;
+} z3_witness_task;
+
+static void check_for_witness(void *arg)
+{
+    z3_witness_task *task = arg;
+    witness_finder *w = task->w;
+    if (!w->solver)
+        w->solver = hb_solver_new(w->m, &w->solver_options);
+    task->answer = !w->solver ? ANSWER_ERROR
+                              : hb_solver_check_values(w->solver, &task->q,
+                                                       task->events, task->n,
+                                                       task->values);
+}
+
 static hb_answer order_by_z3(witness_finder *w, const hb_query *q,
                              const event_list *core, event_list *valued)
 {
-    if (!w->solver) {
-        w->solver = hb_solver_new(w->m, w->tuning, w->timeout_ms);
-        if (!w->solver)
-            return ANSWER_ERROR;
-    }
     w->epoch++;
     for (uint32_t i = 0; i < core->n; i++)
         collect_candidates(w, core->v[i], valued);
     for (uint32_t i = 0; i < core->n; i++)
         list_add(w, valued, core->v[i]);
-    int64_t *values = xmalloc_array((size_t)valued->n + 1, sizeof *values);
-    hb_answer a = hb_solver_check_values(w->solver, q, valued->v, valued->n,
-                                         values);
+    z3_witness_task *task = xcalloc(1, sizeof *task);
+    *task = (z3_witness_task){.w = w, .q = *q, .n = valued->n};
+    task->events = xmalloc_array((size_t)valued->n + 1, sizeof *task->events);
+    memcpy(task->events, valued->v, valued->n * sizeof *task->events);
+    task->values = xmalloc_array((size_t)valued->n + 1, sizeof *task->values);
+    if (engine_z3_call(check_for_witness, task, w->leave_on)) {
+        w->abandoned = 1; /* the task stays: the call may still use it */
+        return ANSWER_UNKNOWN;
+    }
+    hb_answer a = task->answer;
     if (a == ANSWER_SAT)
         for (uint32_t i = 0; i < valued->n; i++)
-            w->value[valued->v[i]] = values[i];
-    free(values);
+            w->value[valued->v[i]] = task->values[i];
+    free(task->events);
+    free(task->values);
+    free(task);
     return a;
 }
 

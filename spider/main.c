@@ -531,6 +531,18 @@ static int load_selection(const cli *c, select_options *sel)
     return 0;
 }
 
+/* Flushes the report: the exit status, or 2 when it did not reach its
+ * reader (that is no verdict). */
+static int flush_report(int status)
+{
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "spider: cannot write the report to standard "
+                "output: %s\n", strerror(errno ? errno : EIO));
+        return EXIT_BAD_INPUT;
+    }
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     cli c = {.handlers = HANDLERS_NESTED, .order = ORDER_FILE,
@@ -542,6 +554,7 @@ int main(int argc, char **argv)
     c.jobs = cpus > 0 ? (unsigned)cpus : 1;
     c.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
     int status = EXIT_BAD_INPUT, opt;
+    int abandoned = 0; /* Z3 work left running after a stop (spider.h) */
     trace *t = NULL;
     hb_model *m = NULL;
     uint8_t *keep = NULL;
@@ -653,6 +666,7 @@ int main(int argc, char **argv)
                               .all_instances = c.all_instances,
                               .tuning = c.tuning, .timeout_ms = c.timeout_ms,
                               .stop = &stop_requested,
+                              .abandoned = &abandoned,
                               .atomicity = c.atomicity,
                               .patterns = c.patterns, .region = c.region,
                               .multi_variable = c.multi_variable,
@@ -709,6 +723,8 @@ int main(int argc, char **argv)
     status = select_exit_status(r, popts.notes);
 cleanup:
     progress_end(&prog);
+    if (abandoned) /* it may still read the model: free nothing, end */
+        _exit(flush_report(status));
     suppressions_free(sel.suppressions);
     baseline_free((baseline *)sel.baseline);
     report_free(r);
@@ -716,11 +732,5 @@ cleanup:
     free(keep);
     correlation_free(&corr);
     trace_free(t);
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        /* a report that did not reach its reader is no verdict */
-        fprintf(stderr, "spider: cannot write the report to standard "
-                "output: %s\n", strerror(errno ? errno : EIO));
-        status = EXIT_BAD_INPUT;
-    }
-    return status;
+    return flush_report(status);
 }

@@ -150,8 +150,8 @@ int main(int argc, char **argv)
     hb_answer *cli = malloc(sizeof *cli * (n + 1));
     for (size_t k = 0; k < n; k++)
         q[k] = random_query(t->n_events);
-    hb_solver *sf = hb_solver_new(m, TUNING_FAST, 0);
-    hb_solver *sd = hb_solver_new(m, TUNING_DEFAULT, 0);
+    hb_solver *sf = hb_solver_new(m, &(hb_solver_options){TUNING_FAST, 0, NULL});
+    hb_solver *sd = hb_solver_new(m, &(hb_solver_options){TUNING_DEFAULT, 0, NULL});
     int bad = 0;
     if (hb_solver_check_model(sf) != ANSWER_SAT) {
         fprintf(stderr, "check-smt2: the model of an observed run is not "
