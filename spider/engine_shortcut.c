@@ -239,6 +239,65 @@ static int choose_bools(const engine *e, uint8_t *value, hb_edge_list *chosen)
     return ok;
 }
 
+/* A section's place in R's lock chain. */
+typedef struct chain_key {
+    uint32_t key, thread, pos, index;
+} chain_key;
+
+static int by_thread_pos(const void *x, const void *y)
+{
+    const chain_key *a = x, *b = y;
+    if (a->thread != b->thread)
+        return a->thread < b->thread ? -1 : 1;
+    return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+static int by_chain_key(const void *x, const void *y)
+{
+    const chain_key *a = x, *b = y;
+    if (a->key != b->key)
+        return a->key < b->key ? -1 : 1;
+    return by_thread_pos(x, y);
+}
+
+/* The chain's order of a group's sections s[0..n) (sorted by acquire id,
+ * the observed order) into order[]: that order, except that no section
+ * comes before an earlier one of its thread — program order by
+ * --order=timestamp may run against the ids, and a chain against it is a
+ * cycle in R (every shortcut lost).  A section's key is the largest
+ * acquire id among its thread's sections up to it. */
+static void chain_order(const trace *t, const lock_section *s, uint32_t n,
+                        chain_key *keys, uint32_t *order)
+{
+    for (uint32_t i = 0; i < n; i++)
+        keys[i] = (chain_key){s[i].acquire, s[i].thread,
+                              t->events[s[i].acquire].pos, i};
+    qsort(keys, n, sizeof *keys, by_thread_pos);
+    for (uint32_t i = 1; i < n; i++)
+        if (keys[i].thread == keys[i - 1].thread && keys[i].key < keys[i - 1].key)
+            keys[i].key = keys[i - 1].key;
+    qsort(keys, n, sizeof *keys, by_chain_key);
+    for (uint32_t i = 0; i < n; i++)
+        order[i] = keys[i].index;
+}
+
+/* Whether the id order of s[0..n) keeps each thread's program order
+ * (last_pos: per thread, all UINT32_MAX; left so). */
+static int ids_keep_program_order(const trace *t, const lock_section *s,
+                                  uint32_t n, uint32_t *last_pos)
+{
+    int kept = 1;
+    for (uint32_t i = 0; i < n && kept; i++) {
+        uint32_t pos = t->events[s[i].acquire].pos;
+        kept = last_pos[s[i].thread] == UINT32_MAX ||
+               last_pos[s[i].thread] < pos;
+        last_pos[s[i].thread] = pos;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        last_pos[s[i].thread] = UINT32_MAX;
+    return kept;
+}
+
 /* R's edges for the lock groups (encode.h).  Pairwise, R would take each
  * clause's literal in observed order: the section acquired first (a group
  * is sorted by acquire, events of one node) is released before the other
@@ -248,21 +307,42 @@ static int choose_bools(const engine *e, uint8_t *value, hb_edge_list *chosen)
  * different chains, or consecutive sections of one thread are: the
  * floating model), the chain adds an edge Φ does not have, in observed
  * order: R stays a witness of Φ when acyclic, and only some shortcut may
- * be lost. */
+ * be lost.  The chain follows chain_order() where the ids run against
+ * program order. */
 static void lock_group_edges(const engine *e, hb_edge_list *l)
 {
     const hb_model *m = e->m;
+    const trace *t = e->t;
+    uint32_t *last_pos = xmalloc_array((size_t)t->n_threads + 1, sizeof *last_pos);
+    for (uint32_t i = 0; i < t->n_threads; i++)
+        last_pos[i] = UINT32_MAX;
+    uint32_t *order = NULL, cap = 0;
+    chain_key *keys = NULL;
+    uint32_t keys_cap = 0;
     for (uint32_t g = 0; g < m->n_lock_groups; g++) {
         const hb_lock_group *gr = &m->lock_groups[g];
         const lock_section *s = m->lock_sections + gr->first;
-        for (uint32_t i = 0; i < gr->n; i++) {
-            if (hb_chain_of(e->t, m->handlers, s[i].acquire) !=
-                hb_chain_of(e->t, m->handlers, (uint32_t)s[i].release))
-                hb_edge_list_add(l, s[i].acquire, (uint32_t)s[i].release);
-            if (i + 1 < gr->n)
-                hb_edge_list_add(l, (uint32_t)s[i].release, s[i + 1].acquire);
+        ALLOC_GROW(order, gr->n, cap);
+        if (ids_keep_program_order(t, s, gr->n, last_pos)) {
+            for (uint32_t i = 0; i < gr->n; i++)
+                order[i] = i;
+        } else {
+            ALLOC_GROW(keys, gr->n, keys_cap);
+            chain_order(t, s, gr->n, keys, order);
+        }
+        for (uint32_t k = 0; k < gr->n; k++) {
+            const lock_section *x = &s[order[k]];
+            if (hb_chain_of(t, m->handlers, x->acquire) !=
+                hb_chain_of(t, m->handlers, (uint32_t)x->release))
+                hb_edge_list_add(l, x->acquire, (uint32_t)x->release);
+            if (k + 1 < gr->n)
+                hb_edge_list_add(l, (uint32_t)x->release,
+                                 s[order[k + 1]].acquire);
         }
     }
+    free(order);
+    free(keys);
+    free(last_pos);
 }
 
 /* R's edges into l: U's, then one literal per clause.  0 when some clause
