@@ -243,10 +243,12 @@ typedef enum hb_answer {
 } hb_answer;
 
 /* Writes Φ as SMT-LIB2 (QF_IDL), followed by `query` and (check-sat) when
- * query is not NULL, or by (check-sat) alone.  Returns 0, or -1 on a write
- * error. */
+ * query is not NULL, or by (check-sat) alone.  Returns 0; -1 on a write
+ * error; 1 when *stop was set before the end (stop may be NULL: a lock
+ * group writes all its pairs, which may be billions). */
 int hb_model_write_smt2(const hb_model *m, const trace *t,
-                        const hb_query *query, FILE *out);
+                        const hb_query *query, FILE *out,
+                        const volatile sig_atomic_t *stop);
 
 /* ---- Z3 back end ---------------------------------------------------------- */
 

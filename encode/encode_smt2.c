@@ -32,7 +32,8 @@ static void write_clause(const hb_lit *lits, uint32_t n, FILE *out)
 }
 
 int hb_model_write_smt2(const hb_model *m, const trace *t,
-                        const hb_query *query, FILE *out)
+                        const hb_query *query, FILE *out,
+                        const volatile sig_atomic_t *stop)
 {
     fprintf(out, "; happens-before model written by spider\n"
                  "; %u events, %u edges, %llu clauses\n"
@@ -59,8 +60,12 @@ int hb_model_write_smt2(const hb_model *m, const trace *t,
         if (i == m->lock_clauses_at) { /* the lock groups' clauses */
             hb_lock_pairs it = {0};
             hb_lit l[2];
-            while (hb_lock_pairs_next(m, &it, l) && !ferror(out))
+            for (uint64_t k = 0; hb_lock_pairs_next(m, &it, l) && !ferror(out);
+                 k++) {
+                if ((k & 0xffff) == 0 && stop && *stop)
+                    return ferror(out) ? -1 : 1;
                 write_clause(l, 2, out);
+            }
         }
         if (i < m->n_clauses)
             write_clause(&m->lits[m->clauses[i].first], m->clauses[i].n, out);

@@ -453,9 +453,18 @@ static double now(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* --emit-smt2=FILE.  Returns 0; 1 when stopped (FILE is left
+ * incomplete, said on stderr, and the run goes on to its partial report);
+ * -1 (said) when FILE cannot be written. */
 static int write_smt2(const char *path, const hb_model *m, const trace *t,
                       progress **prog)
 {
+    if (m->n_lock_clauses > 10000000) {
+        progress_end(prog);
+        fprintf(stderr, "spider: warning: --emit-smt2: writing %llu lock "
+                "clauses, one per two sections of a lock in different "
+                "threads\n", (unsigned long long)m->n_lock_clauses);
+    }
     FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
     if (f == stdout) /* the terminal shows both: no line amid the text */
         progress_end(prog);
@@ -464,10 +473,14 @@ static int write_smt2(const char *path, const hb_model *m, const trace *t,
         fprintf(stderr, "spider: %s: cannot write the SMT-LIB2 file\n", path);
         return -1;
     }
-    int rc = hb_model_write_smt2(m, t, NULL, f);
+    int rc = hb_model_write_smt2(m, t, NULL, f, &stop_requested);
     if (f != stdout && fclose(f) != 0)
         rc = -1;
-    if (rc) {
+    if (rc == 1) {
+        progress_end(prog);
+        fprintf(stderr, "spider: %s: stopped: the SMT-LIB2 file is "
+                "incomplete\n", path);
+    } else if (rc) {
         progress_end(prog);
         fprintf(stderr, "spider: %s: write error\n", path);
     }
@@ -659,7 +672,7 @@ int main(int argc, char **argv)
     double pruned = now();
     progress_phase_set(prog, PHASE_SOLVE, t->n_events - m->n_kept);
     if (c.emit_smt2 && !m->incomplete &&
-        write_smt2(c.emit_smt2, m, t, &prog) != 0)
+        write_smt2(c.emit_smt2, m, t, &prog) < 0)
         goto cleanup;
     analysis_options aopts = {.jobs = c.jobs,
                               .solver = c.solver,

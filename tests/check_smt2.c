@@ -77,7 +77,7 @@ static size_t z3_answers(const hb_model *m, const trace *t,
     if (fd < 0)
         return 0;
     FILE *f = fdopen(fd, "w");
-    hb_model_write_smt2(m, t, NULL, f);
+    hb_model_write_smt2(m, t, NULL, f, NULL);
     for (size_t i = 0; i < n; i++) {
         fputs("(push)\n", f);
         hb_query_write_smt2(&q[i], f);

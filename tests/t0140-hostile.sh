@@ -370,6 +370,23 @@ for eager in 65536 0; do
         && ok || not_ok "inconsistent through a lock, --eager-locks=$eager: exit $rc: $(head -c 300 "$TMP/err")"
 done
 
+# --emit-smt2 of 144 M lock clauses: said before, and a SIGTERM stops it
+python3 - "$SPIDER" "$TMP" <<'PY' && ok || not_ok "SIGTERM while writing --emit-smt2"
+import json, signal, subprocess, sys, time
+spider, tmp = sys.argv[1].split(), sys.argv[2]
+p = subprocess.Popen(spider + ["-f", "json", "--emit-smt2=%s/big.smt2" % tmp,
+                               "%s/sections12000.log" % tmp],
+                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+time.sleep(1.0)
+t0 = time.monotonic(); p.send_signal(signal.SIGTERM)
+out, err = p.communicate(timeout=60)
+ms = (time.monotonic() - t0) * 1000
+print("SIGTERM while writing SMT-LIB2: exit %d, %.0f ms later" % (p.returncode, ms))
+sys.exit(0 if p.returncode == 3 and json.loads(out)["summary"]["partial"] and ms <= 2000
+         and b"writing 144000000 lock clauses" in err and b"incomplete" in err else 1)
+PY
+rm -f "$TMP/big.smt2"
+
 # SIGTERM anywhere in a run, in every phase of several modes: a partial
 # report within 2 s (tests/sigterm_scan.py)
 ./bin/cyclon-trace --nodes 100 --cycles 40 --seed 3 -o "$TMP/cyc100" 2>/dev/null
