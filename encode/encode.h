@@ -266,8 +266,10 @@ typedef struct hb_solver hb_solver;
  * calls report. */
 typedef struct hb_solver_options {
     solver_tuning tuning;
-    unsigned timeout_ms;             /* per query, its lemma rounds
-                                        together (checked between rounds);
+    unsigned timeout_ms;             /* per query: each Z3 check, and its
+                                        lemma rounds together (checked
+                                        between rounds, so a query may
+                                        take up to about twice this);
                                         0 = none */
     const volatile sig_atomic_t *stop; /* or NULL */
 } hb_solver_options;

@@ -9,7 +9,9 @@
  * so it is read right after each call that can fail.  The first error of a
  * solver is kept in it (code and Z3's message, hb_solver_error()); from
  * then on the solver makes no more Z3 calls but to free itself, and every
- * check answers ANSWER_ERROR — a failure is never a verdict.
+ * check answers ANSWER_ERROR — a failure is never a verdict.  Once the
+ * run stops (hb_solver_options.stop), every check answers ANSWER_UNKNOWN
+ * instead, whatever the interrupted calls report.
  */
 #include "encode.h"
 #include "../traces/alloc.h"

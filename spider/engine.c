@@ -671,17 +671,16 @@ static int ask_solver(engine_run *run, hb_answer *qa, hb_answer *verdict,
                     .stop = o->stop, .may_leave = o->abandoned != NULL};
     int rc = solve_all(run->m, &w, qa, verdict, o->jobs, o->tuning,
                        o->timeout_ms, err, err_len);
-    if (rc == 1) { /* workers left in Z3 read all of it: it stays */
+    if (rc == 1) /* workers left in Z3 may read the slices: they stay */
         note_abandoned(run);
-        return 0;
-    }
     for (uint32_t i = 0; i < n && rc == 0; i++)
         run->r->summary.by_z3 += verdict[order[i]] != ANSWER_NOT_ASKED;
     free(order);
     free(unit_start);
     free(stop);
-    free(slices);
-    return rc;
+    if (rc != 1)
+        free(slices);
+    return rc == 1 ? 0 : rc;
 }
 
 /* Z3 work on a thread of its own (engine_z3_call): what it reads and

@@ -266,9 +266,10 @@ typedef struct solve_work {
 /* Decides the work with `jobs` worker threads, writing the verdict of each
  * candidate into verdicts.  Returns 0; 1 when stopped and some worker did
  * not heed Z3's interrupt within half a second: it is left running (the
- * candidates not decided stay as they were), and m, w and the arrays must
- * never be freed; or -1 with Z3's message in err if a solver could not be
- * set up or failed (never a verdict then). */
+ * candidates not decided stay as they were) and writes or reads nothing of
+ * the caller's from then on but m and w->slices, which must never be
+ * freed; or -1 with Z3's message in err if a solver could not be set up
+ * or failed (never a verdict then). */
 int solve_all(const hb_model *m, const solve_work *w, hb_answer *query_answers,
               hb_answer *verdicts, unsigned jobs, solver_tuning tuning,
               unsigned timeout_ms, char *err, size_t err_len);

@@ -159,13 +159,19 @@ int engine_z3_call(void (*fn)(void *), void *arg,
 
 /* ---- the pool --------------------------------------------------------------- */
 
+/* A worker holds wait.lock whenever it is not inside Z3: it reads the
+ * caller's memory (the run, the answers, the progress counters) only
+ * then, and the caller can leave (abandon) only while no worker holds it.
+ * Inside Z3 a worker reads only its solver, the model and the slices,
+ * which the caller keeps when it leaves. */
 typedef struct pool {
     const hb_model *model;
+    const uint32_t *slices;  /* hb_model_slices(), or NULL */
     const solve_work *work;
     hb_answer *query_answers, *verdicts;
-    atomic_uint next_unit;
-    atomic_int failed;
-    z3_wait wait;            /* also guards error and every answer written */
+    uint32_t next_unit;
+    int failed;
+    z3_wait wait;
     char error[256];         /* the first failure, for the caller */
     hb_solver_options solver;
 } pool;
@@ -173,9 +179,18 @@ typedef struct pool {
 /* Records the first failure (the wait's lock held). */
 static void fail(pool *p, const char *what)
 {
-    if (!atomic_load(&p->failed))
+    if (!p->failed)
         snprintf(p->error, sizeof p->error, "%s", what);
-    atomic_store(&p->failed, 1);
+    p->failed = 1;
+}
+
+/* One Z3 check, the lock let go around it (parks if the caller left). */
+static hb_answer ask(pool *p, hb_solver *s, const hb_query *q)
+{
+    z3_wait_release(&p->wait);
+    hb_answer a = hb_solver_check(s, q);
+    z3_wait_claim(&p->wait);
+    return a;
 }
 
 /* The verdict of candidate c: each query the shortcuts did not prove is
@@ -186,24 +201,18 @@ static int decide_candidate(pool *p, hb_solver *s, uint32_t c)
     hb_answer v = ANSWER_SAT;
     for (unsigned k = 0; k < engine_n_queries(run, c) && v != ANSWER_UNSAT; k++) {
         hb_answer *qa = &p->query_answers[engine_query_id(run, c, k)];
-        hb_answer a = *qa;
-        if (a != ANSWER_SAT) {
+        if (*qa != ANSWER_SAT) {
             hb_query q = engine_query(run, c, k);
-            a = hb_solver_check(s, &q);
-            z3_wait_claim(&p->wait);
-            *qa = a;
-            if (a == ANSWER_ERROR)
-                fail(p, hb_solver_error(s));
-            z3_wait_release(&p->wait);
+            *qa = ask(p, s, &q);
         }
-        if (a == ANSWER_ERROR)
+        if (*qa == ANSWER_ERROR) {
+            fail(p, hb_solver_error(s));
             return -1;
-        if (a != ANSWER_SAT)
-            v = a == ANSWER_UNSAT ? ANSWER_UNSAT : ANSWER_UNKNOWN;
+        }
+        if (*qa != ANSWER_SAT)
+            v = *qa == ANSWER_UNSAT ? ANSWER_UNSAT : ANSWER_UNKNOWN;
     }
-    z3_wait_claim(&p->wait);
     p->verdicts[c] = v;
-    z3_wait_release(&p->wait);
     return 0;
 }
 
@@ -215,9 +224,7 @@ static void answer_unit(pool *p, hb_solver *s, uint32_t u)
     for (uint32_t i = w->unit_start[u]; i < w->unit_start[u + 1]; i++) {
         uint32_t c = w->order[i];
         if (done || (w->stop && *w->stop)) {
-            z3_wait_claim(&p->wait);
             p->verdicts[c] = done ? ANSWER_NOT_ASKED : ANSWER_UNKNOWN;
-            z3_wait_release(&p->wait);
             continue;
         }
         if (decide_candidate(p, s, c) != 0)
@@ -233,24 +240,16 @@ static void answer_unit(pool *p, hb_solver *s, uint32_t u)
 static void *worker(void *arg)
 {
     pool *p = arg;
-    hb_solver *s = p->work->slices
-                       ? hb_solver_new_sliced(p->model, p->work->slices,
-                                              &p->solver)
-                       : hb_solver_new(p->model, &p->solver);
-    if (!s) {
-        z3_wait_claim(&p->wait);
+    hb_solver *s = p->slices ? hb_solver_new_sliced(p->model, p->slices,
+                                                    &p->solver)
+                             : hb_solver_new(p->model, &p->solver);
+    z3_wait_claim(&p->wait);
+    if (!s)
         fail(p, "a Z3 solver could not be set up");
-        z3_wait_release(&p->wait);
-    }
-    for (;;) {
-        uint32_t u = atomic_fetch_add(&p->next_unit, 1);
-        if (!s || u >= p->work->n_units || atomic_load(&p->failed))
-            break;
-        answer_unit(p, s, u);
-    }
-    z3_wait_claim(&p->wait); /* an abandoned worker keeps its solver */
+    while (s && !p->failed && p->next_unit < p->work->n_units)
+        answer_unit(p, s, p->next_unit++);
     z3_wait_release(&p->wait);
-    hb_solver_free(s);
+    hb_solver_free(s); /* its own: the caller may have left by now */
     z3_wait_leave(&p->wait);
     return NULL;
 }
@@ -268,12 +267,10 @@ int solve_all(const hb_model *m, const solve_work *w, hb_answer *query_answers,
         jobs = n / 16 + 1; /* setting up a context costs more than a few queries */
     /* on the heap: abandoned workers may still read it */
     pool *p = xcalloc(1, sizeof *p);
-    *p = (pool){.model = m, .work = w, .query_answers = query_answers,
-                .verdicts = verdicts,
+    *p = (pool){.model = m, .slices = w->slices, .work = w,
+                .query_answers = query_answers, .verdicts = verdicts,
                 .solver = {.tuning = tuning, .timeout_ms = timeout_ms,
                            .stop = w->stop}};
-    atomic_init(&p->next_unit, 0);
-    atomic_init(&p->failed, 0);
     z3_wait_init(&p->wait, jobs);
     pthread_t *threads = xmalloc_array(jobs, sizeof *threads);
     unsigned started = 0;
@@ -297,7 +294,7 @@ int solve_all(const hb_model *m, const solve_work *w, hb_answer *query_answers,
         pthread_join(threads[i], NULL);
     free(threads);
     int rc = 0;
-    if (atomic_load(&p->failed)) {
+    if (p->failed) {
         snprintf(err, err_len, "the Z3 solver failed: %s", p->error);
         rc = -1;
     }

@@ -517,6 +517,8 @@ static void check_for_witness(void *arg)
 static hb_answer order_by_z3(witness_finder *w, const hb_query *q,
                              const event_list *core, event_list *valued)
 {
+    if (w->abandoned) /* the call left running owns w->solver */
+        return ANSWER_UNKNOWN;
     w->epoch++;
     for (uint32_t i = 0; i < core->n; i++)
         collect_candidates(w, core->v[i], valued);

@@ -220,9 +220,9 @@ typedef struct analysis_options {
     unsigned timeout_ms;
     const volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM, or NULL */
     /* Or NULL: set to 1 when, after a stop, a Z3 call that did not heed
-     * the interrupt was left running (engine_pool.c).  The caller must
-     * then free nothing the analysis used (trace, model) and end the
-     * process with _exit once the report is out. */
+     * the interrupt was left running (engine_pool.c).  It may still read
+     * the model: the caller must then free neither the model nor the
+     * trace, and end the process with _exit once the report is out. */
     int *abandoned;
     run_progress *progress;          /* or NULL */
     int atomicity;                   /* --atomicity */
