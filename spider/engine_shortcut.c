@@ -462,75 +462,117 @@ typedef struct clocks {
     int32_t *cur;        /* per chain (all chains): its current clock */
     uint8_t *cur_set;    /* the current clock holds something */
     int32_t *rows;       /* stored clocks */
-    uint32_t n_rows, cap_rows;
+    uint32_t n_rows;
+    size_t rows_cells, cur_cells; /* allocated, kept from batch to batch:
+                                     a fresh allocation per batch cost more
+                                     in page faults than the sweep */
     uint32_t *row_of;    /* dense event -> stored clock, NO_ROW, EMPTY_ROW */
+    uint32_t *chain_row; /* per chain: a stored row equal to its current
+                            clock but in its own entry, or NO_ROW */
     const uint8_t *needed; /* the batch's queries ask about it */
 } clocks;
 
 static uint32_t store_row(clocks *vc, const int32_t *row)
 {
-    if (vc->n_rows == vc->cap_rows) {
-        size_t cap = vc->cap_rows ? 2 * (size_t)vc->cap_rows : 1024;
-        if (cap >= EMPTY_ROW) /* row ids must stay below the marks */
-            cap = EMPTY_ROW - 1;
-        if (cap <= vc->n_rows)
-            alloc_fail(cap * vc->k * sizeof(int32_t), "the stored vector clocks");
-        vc->rows = xrealloc_array(vc->rows, cap * vc->k, sizeof(int32_t));
-        vc->cap_rows = (uint32_t)cap;
+    size_t need = ((size_t)vc->n_rows + 1) * vc->k;
+    if (need > vc->rows_cells) {
+        size_t cells = 2 * vc->rows_cells;
+        if (cells < (size_t)1024 * vc->k)
+            cells = (size_t)1024 * vc->k;
+        vc->rows = xrealloc_array(vc->rows, cells, sizeof(int32_t));
+        vc->rows_cells = cells;
     }
+    if (vc->n_rows >= EMPTY_ROW - 1) /* row ids must stay below the marks */
+        alloc_fail(need * sizeof(int32_t), "the stored vector clocks");
     memcpy(vc->rows + (size_t)vc->n_rows * vc->k, row, vc->k * sizeof *row);
     return vc->n_rows++;
 }
 
+/* Takes the clock of p (another chain's event) into row, the current
+ * clock of a chain; 1 when an entry grew.  p's stored row may be older
+ * than p in p's own entry (rows are shared, sweep()): that entry is
+ * p's position. */
+static int merge_row(const engine *e, const clocks *vc, uint32_t p,
+                     int32_t *row, int copy)
+{
+    uint32_t k = vc->k, cp = e->chain[p];
+    const int32_t *from = vc->rows + (size_t)vc->row_of[p] * k;
+    int grew = copy;
+    if (copy)
+        memcpy(row, from, k * sizeof *row);
+    else
+        for (uint32_t c = 0; c < k; c++)
+            if (from[c] > row[c]) {
+                row[c] = from[c];
+                grew = 1;
+            }
+    if (e->chain_batch[cp] == vc->batch &&
+        (int32_t)e->pos[p] > row[e->chain_local[cp]]) {
+        row[e->chain_local[cp]] = (int32_t)e->pos[p];
+        grew = 1;
+    }
+    return grew;
+}
+
+/* One pass over the graph in topological order.  Each event that other
+ * chains read, or the batch's queries ask about, gets a stored row; the
+ * events of a chain share one row while the chain's clock changes only
+ * in its own entry (the entry of an event's own chain is then older than
+ * the event: readers use the position instead, reaches()).  Edges within
+ * a chain bring nothing: the chain's clock already holds the earlier
+ * event's. */
 static void sweep(const engine *e, const graph *g, uint32_t batch, clocks *vc)
 {
     uint32_t k = vc->k;
     memset(vc->cur_set, 0, e->n_chains);
+    for (uint32_t c = 0; c < e->n_chains; c++)
+        vc->chain_row[c] = NO_ROW;
     vc->n_rows = 0;
     for (uint32_t i = 0; i < e->n; i++) {
         uint32_t d = g->topo[i], ch = e->chain[d];
         int32_t *row = vc->cur + (size_t)ch * k;
+        int grew = 0;
         for (uint32_t s = g->start[d]; s < g->start[d + 1]; s++) {
-            uint32_t p = g->src[s];
-            if (e->chain[p] == ch && e->pos[p] + 1 == e->pos[d])
-                continue; /* the chain's current clock is p's */
-            uint32_t r = vc->row_of[p];
-            if (r == EMPTY_ROW || r == NO_ROW)
+            uint32_t p = g->src[s], r = vc->row_of[p];
+            if (e->chain[p] == ch || r == EMPTY_ROW || r == NO_ROW)
                 continue;
-            const int32_t *from = vc->rows + (size_t)r * k;
-            if (!vc->cur_set[ch]) {
-                memcpy(row, from, k * sizeof *row);
-                vc->cur_set[ch] = 1;
-                continue;
-            }
-            for (uint32_t c = 0; c < k; c++)
-                if (from[c] > row[c])
-                    row[c] = from[c];
+            grew |= merge_row(e, vc, p, row, !vc->cur_set[ch]);
+            vc->cur_set[ch] = 1;
         }
         if (e->chain_batch[ch] == batch) {
             if (!vc->cur_set[ch]) {
                 for (uint32_t c = 0; c < k; c++)
                     row[c] = -1;
                 vc->cur_set[ch] = 1;
+                grew = 1;
             }
             if ((int32_t)e->pos[d] > row[e->chain_local[ch]])
                 row[e->chain_local[ch]] = (int32_t)e->pos[d];
         }
-        if (g->cross_out[d] || vc->needed[d])
-            vc->row_of[d] = vc->cur_set[ch] ? store_row(vc, row) : EMPTY_ROW;
-        else
+        if (grew)
+            vc->chain_row[ch] = NO_ROW;
+        if (!g->cross_out[d] && !vc->needed[d]) {
             vc->row_of[d] = NO_ROW;
-        row = vc->cur + (size_t)ch * k; /* store_row may not move cur */
+        } else if (!vc->cur_set[ch]) {
+            vc->row_of[d] = EMPTY_ROW;
+        } else {
+            if (vc->chain_row[ch] == NO_ROW)
+                vc->chain_row[ch] = store_row(vc, row);
+            vc->row_of[d] = vc->chain_row[ch];
+        }
     }
 }
 
 /* Does x reach y (x ≠ y) in the swept graph?  x must be in the batch and
- * y an event the batch's queries ask about. */
+ * y an event the batch's queries ask about.  On one chain, by position
+ * (y's row is shared and its own entry may be older than y). */
 static int reaches(const engine *e, const clocks *vc, uint32_t x, uint32_t y)
 {
-    uint32_t dx = e->dense[x], r = vc->row_of[e->dense[y]];
+    uint32_t dx = e->dense[x], dy = e->dense[y], r = vc->row_of[dy];
     if (r == EMPTY_ROW || r == NO_ROW)
         return 0;
+    if (e->chain[dx] == e->chain[dy])
+        return e->pos[dx] <= e->pos[dy];
     return vc->rows[(size_t)r * vc->k + e->chain_local[e->chain[dx]]] >=
            (int32_t)e->pos[dx];
 }
@@ -814,12 +856,14 @@ static void clocks_init(clocks *c, const engine *e, const uint8_t *needed)
     c->needed = needed;
     c->row_of = xmalloc_array(e->n + 1, sizeof(uint32_t));
     c->cur_set = xmalloc(e->n_chains + 1);
+    c->chain_row = xmalloc_array(e->n_chains + 1, sizeof(uint32_t));
 }
 
 static void clocks_free(clocks *c)
 {
     free(c->row_of);
     free(c->cur_set);
+    free(c->chain_row);
     free(c->cur);
     free(c->rows);
 }
@@ -834,10 +878,11 @@ static void sweep_batch(const engine *e, uint32_t batch, clocks *u, clocks *r)
         clocks *c = both[i];
         c->k = e->batch_chains[batch];
         c->batch = batch;
-        c->cur = xrealloc_array(c->cur, cells + 1, sizeof(int32_t));
-        free(c->rows); /* rows are k wide: k changes with the batch */
-        c->rows = NULL;
-        c->n_rows = c->cap_rows = 0;
+        if (cells + 1 > c->cur_cells) {
+            c->cur = xrealloc_array(c->cur, cells + 1, sizeof(int32_t));
+            c->cur_cells = cells + 1;
+        }
+        c->n_rows = 0; /* rows are k wide: the cells are reused */
     }
     sweep(e, &e->u, batch, u);
     if (e->r.acyclic)
