@@ -449,18 +449,31 @@ static void find_held_sections(engine *e)
 
 /* Vector clocks of one batch, restricted to its chains: the clock of d
  * gives, per chain, the last position of an event that reaches d or is d
- * (-1: none).  Only the current clock of each chain is kept as the sweep
- * goes; a clock is stored for the events that other chains read (sources
- * of edges between chains) and for those the batch's queries ask about.
- * Work per batch: one step per event, plus one clock-sized merge or copy
- * per edge between chains and per stored event. */
-enum { NO_ROW = UINT32_MAX, EMPTY_ROW = UINT32_MAX - 1 };
+ * (-1: none; d's own chain's entry may be older than d, readers use d's
+ * position there).  Only the current clock of each chain is kept as the
+ * sweep goes; a clock is stored for the events that other chains read
+ * (sources of edges between chains) and for those the batch's queries ask
+ * about, once per change of the chain's clock.  Work per batch: one step
+ * per event, plus a clock-sized merge per edge between chains into a
+ * chain that has a clock already, and a copy per clock stored.  (The
+ * floating model has many short handler chains that each get one clock
+ * and pass it on: they share the stored row, and copy nothing.) */
+enum { NO_ROW = UINT32_MAX, EMPTY_ROW = UINT32_MAX - 1, NO_FIX = UINT32_MAX };
+enum { CLOCK_NONE, CLOCK_SHARED, CLOCK_OWN };
 
 typedef struct clocks {
     uint32_t k;          /* chains in the batch */
     uint32_t batch;      /* the batch swept */
-    int32_t *cur;        /* per chain (all chains): its current clock */
-    uint8_t *cur_set;    /* the current clock holds something */
+    int32_t *cur;        /* per chain (all chains): its current clock,
+                            when CLOCK_OWN */
+    uint8_t *cur_set;    /* per chain: CLOCK_NONE, CLOCK_SHARED, CLOCK_OWN */
+    /* CLOCK_SHARED: the clock is stored row base[ch], with entry
+     * fix_at[ch] raised to fix_pos[ch] (unless fix_at is NO_FIX): most
+     * chains get one clock from one other chain's event and pass it on
+     * unchanged, so copying it (k cells, each chain, each batch) is
+     * deferred until a second clock must be merged in */
+    uint32_t *base, *fix_at;
+    int32_t *fix_pos;
     int32_t *rows;       /* stored clocks */
     uint32_t n_rows;
     size_t rows_cells, cur_cells; /* allocated, kept from batch to batch:
@@ -488,30 +501,61 @@ static uint32_t store_row(clocks *vc, const int32_t *row)
     return vc->n_rows++;
 }
 
-/* Takes the clock of p (another chain's event) into row, the current
- * clock of a chain; 1 when an entry grew.  p's stored row may be older
- * than p in p's own entry (rows are shared, sweep()): that entry is
- * p's position. */
-static int merge_row(const engine *e, const clocks *vc, uint32_t p,
-                     int32_t *row, int copy)
+/* Copies chain ch's shared clock into its own buffer. */
+static void own_clock(clocks *vc, uint32_t ch)
+{
+    int32_t *row = vc->cur + (size_t)ch * vc->k;
+    memcpy(row, vc->rows + (size_t)vc->base[ch] * vc->k, vc->k * sizeof *row);
+    if (vc->fix_at[ch] != NO_FIX && vc->fix_pos[ch] > row[vc->fix_at[ch]])
+        row[vc->fix_at[ch]] = vc->fix_pos[ch];
+    vc->cur_set[ch] = CLOCK_OWN;
+}
+
+/* Takes the clock of p (another chain's event) into chain ch's clock; 1
+ * when it grew.  p's stored row may be older than p in p's own entry
+ * (rows are shared, sweep()): that entry is p's position. */
+static int merge_clock(const engine *e, clocks *vc, uint32_t p, uint32_t ch)
 {
     uint32_t k = vc->k, cp = e->chain[p];
+    uint32_t at = e->chain_batch[cp] == vc->batch ? e->chain_local[cp] : NO_FIX;
+    if (vc->cur_set[ch] == CLOCK_NONE) {
+        vc->cur_set[ch] = CLOCK_SHARED;
+        vc->base[ch] = vc->row_of[p];
+        vc->fix_at[ch] = at;
+        vc->fix_pos[ch] = (int32_t)e->pos[p];
+        return 1;
+    }
+    if (vc->cur_set[ch] == CLOCK_SHARED)
+        own_clock(vc, ch);
+    int32_t *row = vc->cur + (size_t)ch * k;
     const int32_t *from = vc->rows + (size_t)vc->row_of[p] * k;
-    int grew = copy;
-    if (copy)
-        memcpy(row, from, k * sizeof *row);
-    else
-        for (uint32_t c = 0; c < k; c++)
-            if (from[c] > row[c]) {
-                row[c] = from[c];
-                grew = 1;
-            }
-    if (e->chain_batch[cp] == vc->batch &&
-        (int32_t)e->pos[p] > row[e->chain_local[cp]]) {
-        row[e->chain_local[cp]] = (int32_t)e->pos[p];
+    int grew = 0;
+    for (uint32_t c = 0; c < k; c++)
+        if (from[c] > row[c]) {
+            row[c] = from[c];
+            grew = 1;
+        }
+    if (at != NO_FIX && (int32_t)e->pos[p] > row[at]) {
+        row[at] = (int32_t)e->pos[p];
         grew = 1;
     }
     return grew;
+}
+
+/* The stored row of chain ch's current clock (set): shared, kept, or
+ * stored now. */
+static uint32_t clock_row(clocks *vc, uint32_t ch)
+{
+    if (vc->cur_set[ch] == CLOCK_SHARED &&
+        (vc->fix_at[ch] == NO_FIX ||
+         vc->rows[(size_t)vc->base[ch] * vc->k + vc->fix_at[ch]] >=
+             vc->fix_pos[ch]))
+        return vc->base[ch]; /* the fix adds nothing */
+    if (vc->cur_set[ch] == CLOCK_SHARED)
+        own_clock(vc, ch);
+    if (vc->chain_row[ch] == NO_ROW)
+        vc->chain_row[ch] = store_row(vc, vc->cur + (size_t)ch * vc->k);
+    return vc->chain_row[ch];
 }
 
 /* One pass over the graph in topological order.  Each event that other
@@ -524,42 +568,33 @@ static int merge_row(const engine *e, const clocks *vc, uint32_t p,
 static void sweep(const engine *e, const graph *g, uint32_t batch, clocks *vc)
 {
     uint32_t k = vc->k;
-    memset(vc->cur_set, 0, e->n_chains);
+    memset(vc->cur_set, CLOCK_NONE, e->n_chains);
     for (uint32_t c = 0; c < e->n_chains; c++)
         vc->chain_row[c] = NO_ROW;
     vc->n_rows = 0;
     for (uint32_t i = 0; i < e->n; i++) {
         uint32_t d = g->topo[i], ch = e->chain[d];
-        int32_t *row = vc->cur + (size_t)ch * k;
         int grew = 0;
         for (uint32_t s = g->start[d]; s < g->start[d + 1]; s++) {
             uint32_t p = g->src[s], r = vc->row_of[p];
-            if (e->chain[p] == ch || r == EMPTY_ROW || r == NO_ROW)
-                continue;
-            grew |= merge_row(e, vc, p, row, !vc->cur_set[ch]);
-            vc->cur_set[ch] = 1;
+            if (e->chain[p] != ch && r != EMPTY_ROW && r != NO_ROW)
+                grew |= merge_clock(e, vc, p, ch);
         }
-        if (e->chain_batch[ch] == batch) {
-            if (!vc->cur_set[ch]) {
-                for (uint32_t c = 0; c < k; c++)
-                    row[c] = -1;
-                vc->cur_set[ch] = 1;
-                grew = 1;
-            }
-            if ((int32_t)e->pos[d] > row[e->chain_local[ch]])
-                row[e->chain_local[ch]] = (int32_t)e->pos[d];
+        if (e->chain_batch[ch] == batch && vc->cur_set[ch] == CLOCK_NONE) {
+            int32_t *row = vc->cur + (size_t)ch * k;
+            for (uint32_t c = 0; c < k; c++)
+                row[c] = -1; /* its own entry: the position, by readers */
+            vc->cur_set[ch] = CLOCK_OWN;
+            grew = 1;
         }
         if (grew)
             vc->chain_row[ch] = NO_ROW;
-        if (!g->cross_out[d] && !vc->needed[d]) {
+        if (!g->cross_out[d] && !vc->needed[d])
             vc->row_of[d] = NO_ROW;
-        } else if (!vc->cur_set[ch]) {
+        else if (vc->cur_set[ch] == CLOCK_NONE)
             vc->row_of[d] = EMPTY_ROW;
-        } else {
-            if (vc->chain_row[ch] == NO_ROW)
-                vc->chain_row[ch] = store_row(vc, row);
-            vc->row_of[d] = vc->chain_row[ch];
-        }
+        else
+            vc->row_of[d] = clock_row(vc, ch);
     }
 }
 
@@ -857,6 +892,9 @@ static void clocks_init(clocks *c, const engine *e, const uint8_t *needed)
     c->row_of = xmalloc_array(e->n + 1, sizeof(uint32_t));
     c->cur_set = xmalloc(e->n_chains + 1);
     c->chain_row = xmalloc_array(e->n_chains + 1, sizeof(uint32_t));
+    c->base = xmalloc_array(e->n_chains + 1, sizeof(uint32_t));
+    c->fix_at = xmalloc_array(e->n_chains + 1, sizeof(uint32_t));
+    c->fix_pos = xmalloc_array(e->n_chains + 1, sizeof(int32_t));
 }
 
 static void clocks_free(clocks *c)
@@ -864,6 +902,9 @@ static void clocks_free(clocks *c)
     free(c->row_of);
     free(c->cur_set);
     free(c->chain_row);
+    free(c->base);
+    free(c->fix_at);
+    free(c->fix_pos);
     free(c->cur);
     free(c->rows);
 }
