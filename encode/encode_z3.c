@@ -15,6 +15,7 @@
  */
 #include "encode.h"
 #include "../traces/alloc.h"
+#include "../traces/clock.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -333,13 +334,7 @@ static void *watch_stop(void *arg)
     while (!s->closing) {
         if (stopped(s))
             Z3_interrupt(s->ctx); /* thread-safe, by Z3's API */
-        struct timespec until;
-        clock_gettime(CLOCK_MONOTONIC, &until);
-        until.tv_nsec += 20 * 1000 * 1000;
-        if (until.tv_nsec >= 1000000000L) {
-            until.tv_sec++;
-            until.tv_nsec -= 1000000000L;
-        }
+        struct timespec until = clock_after_ms(CLOCK_MONOTONIC, 20);
         pthread_cond_timedwait(&s->watch_wake, &s->watch_lock, &until);
     }
     pthread_mutex_unlock(&s->watch_lock);
@@ -697,13 +692,6 @@ static int broken_lock_clauses(hb_solver *s, lemma_list *out)
     return failed(s) ? -1 : rc;
 }
 
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
 /* Checks Φ (∧ q, between a push and a pop, when q is not NULL), and when
  * SAT reads O(events[i]) into values[i] (n may be 0).  A lazy lock
  * group's clauses are not all asserted: while a model breaks some, they
@@ -715,10 +703,10 @@ static hb_answer check(hb_solver *s, const hb_query *q, const uint32_t *events,
     Z3_context c = s->ctx;
     lemma_list broken = {0};
     hb_answer a = ANSWER_ERROR;
-    double start = s->timeout_ms ? now_ms() : 0;
+    double start = s->timeout_ms ? clock_seconds() : 0;
     for (unsigned round = 0;; round++) {
         if (stopped(s) || (round && s->timeout_ms &&
-                           now_ms() - start >= s->timeout_ms)) {
+                           clock_seconds() - start >= s->timeout_ms / 1e3)) {
             a = ANSWER_UNKNOWN;
             break;
         }

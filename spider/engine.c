@@ -7,6 +7,7 @@
 #include "context.h"
 
 #include "../traces/alloc.h"
+#include "../traces/clock.h"
 
 #include <assert.h>
 #include <stdatomic.h>
@@ -985,13 +986,6 @@ static void fill_summary(report *r, const trace *t, const hb_model *m,
         s->enabled[k] = (uint8_t)analyses[k]->enabled(opts);
 }
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 report *analyse(const trace *t, const hb_model *m,
                 const analysis_options *opts, char *err, size_t err_len)
 {
@@ -1004,9 +998,9 @@ report *analyse(const trace *t, const hb_model *m,
     if (opts->progress)
         atomic_store(&opts->progress->total, run.n);
     hb_answer *verdict = xmalloc_array(run.n + 1, sizeof *verdict);
-    double start = now();
+    double start = clock_seconds();
     int rc = decide(&run, verdict, err, err_len);
-    r->timings.solve = now() - start;
+    r->timings.solve = clock_seconds() - start;
     r->timings.jobs = opts->jobs;
     r->summary.partial = opts->stop && *opts->stop;
     if (rc == 0)

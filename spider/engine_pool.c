@@ -19,6 +19,7 @@
 #include "engine.h"
 
 #include "../traces/alloc.h"
+#include "../traces/clock.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -52,13 +53,6 @@ static void z3_wait_destroy(z3_wait *w)
     pthread_mutex_destroy(&w->lock);
 }
 
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
 /* A thread of the wait is done. */
 static void z3_wait_leave(z3_wait *w)
 {
@@ -76,18 +70,13 @@ static int z3_wait_done(z3_wait *w, const volatile sig_atomic_t *stop)
     pthread_mutex_lock(&w->lock);
     while (w->running && !w->abandoned) {
         if (stop && *stop && stopped_at < 0)
-            stopped_at = now_ms();
-        if (stopped_at >= 0 && now_ms() - stopped_at >= STOP_GRACE_MS) {
+            stopped_at = clock_seconds();
+        if (stopped_at >= 0 &&
+            clock_seconds() - stopped_at >= STOP_GRACE_MS / 1e3) {
             w->abandoned = 1;
             break;
         }
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_nsec += WAIT_STEP_MS * 1000000L;
-        if (until.tv_nsec >= 1000000000L) {
-            until.tv_sec++;
-            until.tv_nsec -= 1000000000L;
-        }
+        struct timespec until = clock_after_ms(CLOCK_REALTIME, WAIT_STEP_MS);
         pthread_cond_timedwait(&w->changed, &w->lock, &until);
     }
     int abandoned = w->abandoned;

@@ -3,6 +3,7 @@
  * ──► print, with one cleanup path and the exit statuses of SPEC §6.
  */
 #include "spider.h"
+#include "../traces/clock.h"
 
 #include "correlation.h"
 
@@ -446,13 +447,6 @@ static void catch_stop_signals(int flags)
     sigaction(SIGTERM, &sa, NULL);
 }
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* --emit-smt2=FILE.  Returns 0; 1 when stopped (FILE is left
  * incomplete, said on stderr, and the run goes on to its partial report);
  * -1 (said) when FILE cannot be written. */
@@ -616,7 +610,7 @@ int main(int argc, char **argv)
               "--min-support do nothing without --multi-variable or "
               "--list-correlations\n", stderr);
 
-    double start = now();
+    double start = clock_seconds();
     if (c.progress == 1 ||
         (c.progress == 0 && !c.quiet && isatty(STDERR_FILENO)))
         prog = progress_start(stderr, (const char *const *)argv + optind,
@@ -632,7 +626,7 @@ int main(int argc, char **argv)
         print_error(err);
         goto cleanup;
     }
-    double loaded = now();
+    double loaded = clock_seconds();
     if ((c.multi_variable || c.list_correlations) &&
         correlation_find(t, &c.correlation, topts.warnings, &corr,
                          err, sizeof err) != 0) {
@@ -648,10 +642,10 @@ int main(int argc, char **argv)
         correlation_refs_free(refs, corr.n);
         goto cleanup;
     }
-    double correlated = now();
+    double correlated = clock_seconds();
     m = hb_model_build_until(t, NULL, c.handlers, &stop_requested);
     m->lock_eager_max = c.eager_locks;
-    double encoded = now();
+    double encoded = clock_seconds();
     /* multi-variable violations, like atomicity ones, are made of
      * consecutive accesses: prune keeps them all (prune.h, rule 3) */
     prune_options popt = {.atomicity = c.atomicity || c.multi_variable,
@@ -669,7 +663,7 @@ int main(int argc, char **argv)
             c.no_prune = 1;
         }
     }
-    double pruned = now();
+    double pruned = clock_seconds();
     progress_phase_set(prog, PHASE_SOLVE, t->n_events - m->n_kept);
     if (c.emit_smt2 && !m->incomplete &&
         write_smt2(c.emit_smt2, m, t, &prog) < 0)
@@ -712,7 +706,7 @@ int main(int argc, char **argv)
     r->timings.correlate = correlated - loaded;
     r->timings.encode = encoded - correlated;
     r->timings.prune = pruned - encoded;
-    r->timings.total = now() - start;
+    r->timings.total = clock_seconds() - start;
     print_options popts = {.quiet = c.quiet,
                            .color = c.color && c.format == FORMAT_TEXT,
                            .timings = c.timings, .limit = c.limit,

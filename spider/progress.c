@@ -4,6 +4,7 @@
 #include "progress.h"
 
 #include "../traces/alloc.h"
+#include "../traces/clock.h"
 
 #include <dirent.h>
 #include <pthread.h>
@@ -27,13 +28,6 @@ struct progress {
     char *held_text;
     size_t held_len;
 };
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* A file's size, or the sizes of a directory's regular files (what the
  * loader reads). */
@@ -126,7 +120,7 @@ static void describe(progress *p, double t, char *buf, size_t len)
 static void draw(progress *p)
 {
     char line[160];
-    describe(p, now() - p->phase_start, line, sizeof line);
+    describe(p, clock_seconds() - p->phase_start, line, sizeof line);
     fprintf(p->out, "\r\033[K%s", line);
     fflush(p->out);
 }
@@ -138,13 +132,7 @@ static void *run(void *arg)
     progress *p = arg;
     pthread_mutex_lock(&p->lock);
     while (!p->stopping) {
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_nsec += 100 * 1000 * 1000;
-        if (until.tv_nsec >= 1000000000L) {
-            until.tv_sec++;
-            until.tv_nsec -= 1000000000L;
-        }
+        struct timespec until = clock_after_ms(CLOCK_REALTIME, 100);
         while (!p->stopping &&
                pthread_cond_timedwait(&p->wake, &p->lock, &until) == 0)
             ;
@@ -166,7 +154,7 @@ progress *progress_start(FILE *out, const char *const *paths, size_t n)
     atomic_init(&p->phase, PHASE_LOAD);
     atomic_init(&p->counts.done, 0);
     atomic_init(&p->counts.total, 0);
-    p->phase_start = now();
+    p->phase_start = clock_seconds();
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->wake, NULL);
     draw(p); /* at once: even a short run shows that it started */
@@ -190,7 +178,7 @@ void progress_phase_set(progress *p, progress_phase phase, uint64_t events)
         return;
     pthread_mutex_lock(&p->lock);
     p->events = events;
-    p->phase_start = now();
+    p->phase_start = clock_seconds();
     atomic_store(&p->phase, phase);
     pthread_mutex_unlock(&p->lock);
 }
