@@ -18,11 +18,9 @@
 #include "../traces/clock.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 #include <z3.h>
 
 struct hb_solver {
@@ -46,14 +44,11 @@ struct hb_solver {
     uint8_t any_lazy_in;     /* one of them is lazy */
     Z3_error_code code;  /* the first error, or Z3_OK */
     char error[256];     /* Z3's message for the first error, or "" */
-    /* stopping (hb_solver_options.stop): a watcher thread interrupts Z3
-     * while the flag is set, until the solver is freed */
+    /* stopping (hb_solver_options.stop): a ticker interrupts Z3 while
+     * the flag is set, until the solver is freed */
     const volatile sig_atomic_t *stop;
     unsigned timeout_ms;
-    pthread_t watcher;
-    pthread_mutex_t watch_lock;
-    pthread_cond_t watch_wake;
-    uint8_t watching, closing;
+    ticker *watcher;     /* or NULL */
 };
 
 /* Whether the run asked this solver to stop: every check then answers
@@ -324,53 +319,14 @@ static int make_solver(hb_solver *s, solver_tuning tuning, unsigned timeout_ms)
     return rc;
 }
 
-/* The watcher: while the solver lives, interrupts Z3 every 20 ms once
- * the stop flag is set (an interrupt between two checks is lost, so it is
- * repeated). */
-static void *watch_stop(void *arg)
+/* The watcher's tick (every 20 ms while the solver lives): interrupts
+ * Z3 once the stop flag is set.  An interrupt between two checks is lost,
+ * so it is repeated.  Z3_interrupt is thread-safe, by Z3's API. */
+static void interrupt_if_stopped(void *arg)
 {
     hb_solver *s = arg;
-    pthread_mutex_lock(&s->watch_lock);
-    while (!s->closing) {
-        if (stopped(s))
-            Z3_interrupt(s->ctx); /* thread-safe, by Z3's API */
-        struct timespec until = clock_after_ms(CLOCK_MONOTONIC, 20);
-        pthread_cond_timedwait(&s->watch_wake, &s->watch_lock, &until);
-    }
-    pthread_mutex_unlock(&s->watch_lock);
-    return NULL;
-}
-
-/* Starts the watcher.  Without one (no stop flag, or no thread) a stop is
- * still seen between checks. */
-static void start_watch(hb_solver *s)
-{
-    pthread_condattr_t attr;
-    if (!s->stop || pthread_condattr_init(&attr) != 0)
-        return;
-    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    pthread_mutex_init(&s->watch_lock, NULL);
-    pthread_cond_init(&s->watch_wake, &attr);
-    pthread_condattr_destroy(&attr);
-    s->watching = pthread_create(&s->watcher, NULL, watch_stop, s) == 0;
-    if (!s->watching) {
-        pthread_cond_destroy(&s->watch_wake);
-        pthread_mutex_destroy(&s->watch_lock);
-    }
-}
-
-static void end_watch(hb_solver *s)
-{
-    if (!s->watching)
-        return;
-    pthread_mutex_lock(&s->watch_lock);
-    s->closing = 1;
-    pthread_cond_signal(&s->watch_wake);
-    pthread_mutex_unlock(&s->watch_lock);
-    pthread_join(s->watcher, NULL);
-    pthread_cond_destroy(&s->watch_wake);
-    pthread_mutex_destroy(&s->watch_lock);
-    s->watching = 0;
+    if (stopped(s))
+        Z3_interrupt(s->ctx);
 }
 
 /* A set-up that failed: NULL, unless the failure is a stop's doing (the
@@ -405,7 +361,10 @@ static hb_solver *solver_shell(const hb_model *m, const hb_solver_options *o)
         return NULL;
     }
     Z3_set_error_handler(s->ctx, on_z3_error);
-    start_watch(s);
+    /* without a watcher (no stop flag, or no thread) a stop is still
+     * seen between checks */
+    if (s->stop)
+        s->watcher = ticker_start(20, interrupt_if_stopped, s);
     s->n_vars = m->n_events;
     if (make_solver(s, o->tuning, o->timeout_ms) != 0)
         return give_up(s);
@@ -793,7 +752,7 @@ void hb_solver_free(hb_solver *s)
 {
     if (!s)
         return;
-    end_watch(s); /* before the context goes */
+    ticker_stop(s->watcher); /* before the context goes */
     /* Past memory_max_size, Z3 allocates while it frees a solver and then
      * aborts the process (an exception no API call catches): after a
      * memory failure its context is left to the end of the process, which

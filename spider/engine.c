@@ -609,6 +609,14 @@ static uint32_t *pick_for_solver(const engine_run *run, hb_answer *verdict,
     return order;
 }
 
+/* How the run's solvers work. */
+static hb_solver_options solver_options(const engine_run *run)
+{
+    return (hb_solver_options){.tuning = run->o->tuning,
+                               .timeout_ms = run->o->timeout_ms,
+                               .stop = run->o->stop};
+}
+
 /* The stop flag for engine_z3_call: set only when the caller can take
  * Z3 work left running (analysis_options.abandoned). */
 static const volatile sig_atomic_t *leave_on(const engine_run *run)
@@ -669,9 +677,9 @@ static int ask_solver(engine_run *run, hb_answer *qa, hb_answer *verdict,
     unit_start[units] = n;
     solve_work w = {.run = run, .order = order, .unit_start = unit_start,
                     .n_units = units, .stop_at_sat = stop, .slices = slices,
-                    .stop = o->stop, .may_leave = o->abandoned != NULL};
-    int rc = solve_all(run->m, &w, qa, verdict, o->jobs, o->tuning,
-                       o->timeout_ms, err, err_len);
+                    .may_leave = o->abandoned != NULL};
+    int rc = solve_all(run->m, &w, qa, verdict, o->jobs, solver_options(run),
+                       err, err_len);
     if (rc == 1) /* workers left in Z3 may read the slices: they stay */
         note_abandoned(run);
     for (uint32_t i = 0; i < n && rc == 0; i++)
@@ -707,7 +715,7 @@ static void explain_inconsistent(const engine_run *run, char *err,
 {
     const trace *t = run->t;
     z3_model_task *task = xcalloc(1, sizeof *task);
-    *task = (z3_model_task){.m = run->m, .so.stop = run->o->stop};
+    *task = (z3_model_task){.m = run->m, .so = solver_options(run)};
     uint32_t *events = task->events;
     size_t n = 0;
     int left = engine_z3_call(explain_task, task, leave_on(run));
@@ -750,9 +758,8 @@ static void consistency_task(void *arg)
 static int model_consistent(const engine_run *run, char *err, size_t err_len)
 {
     z3_model_task *task = xcalloc(1, sizeof *task);
-    *task = (z3_model_task){.m = run->m,
-                            .so = {.tuning = run->o->tuning,
-                                   .stop = run->o->stop}};
+    *task = (z3_model_task){.m = run->m, .so = solver_options(run)};
+    task->so.timeout_ms = 0; /* Φ alone: no query to give up on */
     if (engine_z3_call(consistency_task, task, leave_on(run))) {
         note_abandoned(run); /* the task stays: the call may still use it */
         return 1;            /* nothing more is asked: the run stopped */
@@ -908,12 +915,9 @@ static void count_verdicts(engine_run *run, const hb_answer *verdict)
 static void add_witnesses(engine_run *run, const uint32_t *group_of)
 {
     report *r = run->r;
-    hb_solver_options so = {.tuning = run->o->tuning,
-                            .timeout_ms = run->o->timeout_ms,
-                            .stop = run->o->stop};
     witness_finder *w = witness_finder_new(run->t, run->m,
-                                           run->o->solver == SOLVER_Z3, so,
-                                           leave_on(run));
+                                           run->o->solver == SOLVER_Z3,
+                                           solver_options(run), leave_on(run));
     int rc = 0;
     enum { MAX_ALTERNATIVES = 16 };
     witness_query alts[MAX_ALTERNATIVES];

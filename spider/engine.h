@@ -258,21 +258,21 @@ typedef struct solve_work {
     uint32_t n_units;
     const uint8_t *stop_at_sat;      /* per unit */
     const uint32_t *slices;          /* hb_model_slices(), or NULL */
-    const volatile sig_atomic_t *stop; /* set: answer the rest UNKNOWN */
     int may_leave;                   /* after a stop, workers may be left
                                         running (solve_all returns 1) */
 } solve_work;
 
-/* Decides the work with `jobs` worker threads, writing the verdict of each
- * candidate into verdicts.  Returns 0; 1 when stopped and some worker did
+/* Decides the work with `jobs` worker threads, each with a solver made
+ * with so, writing the verdict of each candidate into verdicts; once
+ * *so.stop is set, the rest are ANSWER_UNKNOWN.  Returns 0; 1 when stopped and some worker did
  * not heed Z3's interrupt within half a second: it is left running (the
  * candidates not decided stay as they were) and writes or reads nothing of
  * the caller's from then on but m and w->slices, which must never be
  * freed; or -1 with Z3's message in err if a solver could not be set up
  * or failed (never a verdict then). */
 int solve_all(const hb_model *m, const solve_work *w, hb_answer *query_answers,
-              hb_answer *verdicts, unsigned jobs, solver_tuning tuning,
-              unsigned timeout_ms, char *err, size_t err_len);
+              hb_answer *verdicts, unsigned jobs, hb_solver_options so,
+              char *err, size_t err_len);
 
 /* Runs fn(arg) on a thread of its own and waits for it: 0.  Once *stop
  * is set, waits at most half a second more, then leaves it running: 1, and arg

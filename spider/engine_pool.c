@@ -212,7 +212,7 @@ static void answer_unit(pool *p, hb_solver *s, uint32_t u)
     run_progress *progress = engine_options(w->run)->progress;
     for (uint32_t i = w->unit_start[u]; i < w->unit_start[u + 1]; i++) {
         uint32_t c = w->order[i];
-        if (done || (w->stop && *w->stop)) {
+        if (done || (p->solver.stop && *p->solver.stop)) {
             p->verdicts[c] = done ? ANSWER_NOT_ASKED : ANSWER_UNKNOWN;
             continue;
         }
@@ -244,8 +244,8 @@ static void *worker(void *arg)
 }
 
 int solve_all(const hb_model *m, const solve_work *w, hb_answer *query_answers,
-              hb_answer *verdicts, unsigned jobs, solver_tuning tuning,
-              unsigned timeout_ms, char *err, size_t err_len)
+              hb_answer *verdicts, unsigned jobs, hb_solver_options so,
+              char *err, size_t err_len)
 {
     if (w->n_units == 0)
         return 0;
@@ -258,8 +258,7 @@ int solve_all(const hb_model *m, const solve_work *w, hb_answer *query_answers,
     pool *p = xcalloc(1, sizeof *p);
     *p = (pool){.model = m, .slices = w->slices, .work = w,
                 .query_answers = query_answers, .verdicts = verdicts,
-                .solver = {.tuning = tuning, .timeout_ms = timeout_ms,
-                           .stop = w->stop}};
+                .solver = so};
     z3_wait_init(&p->wait, jobs);
     pthread_t *threads = xmalloc_array(jobs, sizeof *threads);
     unsigned started = 0;
@@ -273,7 +272,7 @@ int solve_all(const hb_model *m, const solve_work *w, hb_answer *query_answers,
     pthread_mutex_unlock(&p->wait.lock);
     if (started == 0)
         worker(p); /* no thread: it cannot be left, only interrupted */
-    if (z3_wait_done(&p->wait, w->may_leave ? w->stop : NULL)) {
+    if (z3_wait_done(&p->wait, w->may_leave ? so.stop : NULL)) {
         for (unsigned i = 0; i < started; i++)
             pthread_detach(threads[i]);
         free(threads);

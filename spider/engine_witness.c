@@ -489,8 +489,6 @@ static void write_witness(witness_finder *w, const hb_query *q,
 
 /* ---- the second way: Z3 --------------------------------------------------- */
 
-/* Values from Z3's model for the candidates of every core event.  Returns
- * ANSWER_SAT (values set), ANSWER_UNSAT, ANSWER_UNKNOWN or ANSWER_ERROR. */
 /* One Z3 check for a witness, on a thread of its own (engine_z3_call):
  * it owns copies of what it reads but the finder, the model and the
  * solver, so that it may be left running. */
@@ -514,6 +512,9 @@ static void check_for_witness(void *arg)
                                                        task->values);
 }
 
+/* Values from Z3's model for the candidates of every core event.  Returns
+ * ANSWER_SAT (values set), ANSWER_UNSAT, ANSWER_UNKNOWN (also once a call
+ * was left running) or ANSWER_ERROR. */
 static hb_answer order_by_z3(witness_finder *w, const hb_query *q,
                              const event_list *core, event_list *valued)
 {

@@ -453,7 +453,8 @@ static void catch_stop_signals(int flags)
 static int write_smt2(const char *path, const hb_model *m, const trace *t,
                       progress **prog)
 {
-    if (m->n_lock_clauses > 10000000) {
+    enum { MANY_LOCK_CLAUSES = 10000000 }; /* said before they are written */
+    if (m->n_lock_clauses > MANY_LOCK_CLAUSES) {
         progress_end(prog);
         fprintf(stderr, "spider: warning: --emit-smt2: writing %llu lock "
                 "clauses, one per two sections of a lock in different "

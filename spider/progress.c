@@ -11,14 +11,11 @@
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 struct progress {
     FILE *out;
-    pthread_t thread;
+    ticker *redraw;
     pthread_mutex_t lock;
-    pthread_cond_t wake;
-    int stopping;                    /* under lock */
     _Atomic int phase;               /* progress_phase */
     uint64_t events;                 /* PHASE_PRUNE's, under lock */
     uint64_t bytes, total_bytes;     /* bytes: atomic, by the loader */
@@ -125,24 +122,14 @@ static void draw(progress *p)
     fflush(p->out);
 }
 
-/* Redraws every 100 ms (the first line is drawn by progress_start())
- * until stopped. */
-static void *run(void *arg)
+/* The ticker's redraw, every 100 ms (the first line is drawn by
+ * progress_start()). */
+static void redraw(void *arg)
 {
     progress *p = arg;
     pthread_mutex_lock(&p->lock);
-    while (!p->stopping) {
-        struct timespec until = clock_after_ms(CLOCK_REALTIME, 100);
-        while (!p->stopping &&
-               pthread_cond_timedwait(&p->wake, &p->lock, &until) == 0)
-            ;
-        if (!p->stopping)
-            draw(p);
-    }
-    fputs("\r\033[K", p->out); /* the report starts on a clean line */
-    fflush(p->out);
+    draw(p);
     pthread_mutex_unlock(&p->lock);
-    return NULL;
 }
 
 progress *progress_start(FILE *out, const char *const *paths, size_t n)
@@ -156,11 +143,10 @@ progress *progress_start(FILE *out, const char *const *paths, size_t n)
     atomic_init(&p->counts.total, 0);
     p->phase_start = clock_seconds();
     pthread_mutex_init(&p->lock, NULL);
-    pthread_cond_init(&p->wake, NULL);
     draw(p); /* at once: even a short run shows that it started */
-    if (pthread_create(&p->thread, NULL, run, p) != 0) {
+    p->redraw = ticker_start(100, redraw, p);
+    if (!p->redraw) {
         pthread_mutex_destroy(&p->lock);
-        pthread_cond_destroy(&p->wake);
         fputs("\r\033[K", out);
         free(p);
         return NULL;
@@ -200,13 +186,10 @@ void progress_end(progress **pp)
     if (!p)
         return;
     *pp = NULL;
-    pthread_mutex_lock(&p->lock);
-    p->stopping = 1;
-    pthread_cond_signal(&p->wake);
-    pthread_mutex_unlock(&p->lock);
-    pthread_join(p->thread, NULL);
+    ticker_stop(p->redraw);
+    fputs("\r\033[K", p->out); /* the report starts on a clean line */
+    fflush(p->out);
     pthread_mutex_destroy(&p->lock);
-    pthread_cond_destroy(&p->wake);
     if (p->held && fclose(p->held) == 0 && p->held_len)
         fwrite(p->held_text, 1, p->held_len, p->held_to);
     free(p->held_text);

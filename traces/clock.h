@@ -1,8 +1,9 @@
 /*
  * clock.h — the one way every module reads time: seconds on the
- * monotonic clock (timings, deadlines), and the end of a timed wait.
- * Header-only; nothing here fails (clock_gettime cannot, for these
- * clocks and a valid pointer).
+ * monotonic clock (timings, deadlines), the end of a timed wait, and a
+ * ticker (a thread that calls a function every so many milliseconds: the
+ * progress line, the Z3 watcher).  Nothing here fails but
+ * ticker_start(), which says so.
  */
 #ifndef SPIDER_CLOCK_H
 #define SPIDER_CLOCK_H
@@ -32,5 +33,15 @@ static inline struct timespec clock_after_ms(clockid_t clock, unsigned ms)
     }
     return t;
 }
+
+/* A thread calling tick(arg) every period_ms milliseconds, the first
+ * time one period after ticker_start(), until ticker_stop().  tick runs
+ * under no lock of the caller's: it takes what it needs. */
+typedef struct ticker ticker;
+
+/* NULL when no thread could be started (nothing is ticked then). */
+ticker *ticker_start(unsigned period_ms, void (*tick)(void *), void *arg);
+/* Stops and frees t (NULL: nothing): once it returns, tick runs no more. */
+void ticker_stop(ticker *t);
 
 #endif
