@@ -8,6 +8,7 @@
 #include "../traces/alloc.h"
 #include "../traces/text.h"
 
+#include <assert.h>
 #include <string.h>
 #include <uthash.h>
 
@@ -322,40 +323,402 @@ static void guarded_pairs(engine_run *run, const uint32_t *acc, uint32_t i,
     free(idx);
 }
 
-/* Every conflicting pair of kept accesses, one variable at a time. */
+/* ---- counting over intervals (issue 14) -------------------------------------
+ *
+ * With the shortcuts' clocks (hb_order) a variable's pairs need not be
+ * listed.  Take the accesses a of one chain A and b of a chain B of
+ * another thread.  Along B, the b that reach a in U are a prefix (program
+ * order is in U) and those a reaches are a suffix; both ends only move
+ * forward as a moves along A.  So for each a, the pairs U orders are
+ * counted (UNSAT), and between them lies the window of pairs U leaves
+ * unordered; inside it, R's window (R holds U) of pairs that can happen at
+ * once (SAT, R a witness), unless their locks meet (UNSAT): the verdicts
+ * the shortcuts give pair by pair (decide_pair), counted per class of b
+ * (location, write, locks held), the least instance of each count offered
+ * to its group.  Only the pairs in U's window but not R's are listed, for
+ * Z3.  A variable whose chain order runs against the input order
+ * (--order=timestamp) is paired as before: a window's first access must
+ * be its least. */
+
+typedef struct access_item {
+    uint64_t place;          /* chain << 32 | position in the chain */
+    uint32_t ev, set;        /* the access; locks it holds (lockset id) */
+} access_item;
+
+typedef struct access_class {
+    uint32_t from, to;       /* members: member[from..to), ascending */
+    uint32_t set;
+    uint8_t write;
+} access_class;
+
+typedef struct chain_run {   /* a variable's accesses on one chain */
+    uint32_t from, to;       /* items */
+    uint32_t chain, thread;
+    uint32_t cls_from, cls_to;
+    uint32_t writes;
+} chain_run;
+
+typedef struct interval_scratch {
+    access_item *item;
+    uint32_t *member;        /* per class: positions of items in the run */
+    int32_t *last_u, *last_r; /* per item of B: A's last access reaching it */
+    access_class *cls;
+    chain_run *runs;
+    uint32_t *locks;
+    uint32_t cap, cls_cap, runs_cap, locks_cap;
+    locksets ls;             /* by hb_order_locks: what lock exclusion reads */
+} interval_scratch;
+
+static void scratch_free(interval_scratch *s)
+{
+    free(s->item);
+    free(s->member);
+    free(s->last_u);
+    free(s->last_r);
+    free(s->cls);
+    free(s->runs);
+    free(s->locks);
+    locksets_free(&s->ls);
+}
+
+static void scratch_grow(interval_scratch *s, uint32_t n)
+{
+    if (n <= s->cap)
+        return;
+    uint32_t cap = n > 2 * s->cap ? n : 2 * s->cap;
+    s->item = xrealloc_array(s->item, cap, sizeof *s->item);
+    s->member = xrealloc_array(s->member, cap, sizeof *s->member);
+    s->last_u = xrealloc_array(s->last_u, cap, sizeof *s->last_u);
+    s->last_r = xrealloc_array(s->last_r, cap, sizeof *s->last_r);
+    s->cap = cap;
+}
+
+static int by_place(const void *x, const void *y)
+{
+    uint64_t a = ((const access_item *)x)->place;
+    uint64_t b = ((const access_item *)y)->place;
+    return a < b ? -1 : a > b;
+}
+
+/* The first k in m[from..to) with m[k] >= x (m ascending). */
+static uint32_t lower_bound(const uint32_t *m, uint32_t from, uint32_t to,
+                            uint32_t x)
+{
+    while (from < to) {
+        uint32_t mid = from + (to - from) / 2;
+        if (m[mid] < x)
+            from = mid + 1;
+        else
+            to = mid;
+    }
+    return from;
+}
+
+typedef struct class_ctx {
+    const trace *t;
+    const access_item *item;
+} class_ctx;
+
+/* Items (by index) by class: location, write, lockset; then place. */
+static int by_class(const void *x, const void *y, void *ctx)
+{
+    const class_ctx *c = ctx;
+    const access_item *a = &c->item[*(const uint32_t *)x];
+    const access_item *b = &c->item[*(const uint32_t *)y];
+    uint32_t la = trace_loc_id(c->t, a->ev), lb = trace_loc_id(c->t, b->ev);
+    if (la != lb)
+        return la < lb ? -1 : 1;
+    int wa = c->t->events[a->ev].kind == EV_WRITE;
+    int wb = c->t->events[b->ev].kind == EV_WRITE;
+    if (wa != wb)
+        return wa < wb ? -1 : 1;
+    if (a->set != b->set)
+        return a->set < b->set ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
+/* The classes of run r: its items' indices sorted by class, then cut. */
+static void build_classes(const trace *t, interval_scratch *s, chain_run *r,
+                          uint32_t *n_cls)
+{
+    uint32_t n = r->to - r->from;
+    for (uint32_t k = 0; k < n; k++)
+        s->member[r->from + k] = r->from + k;
+    class_ctx ctx = {t, s->item};
+    qsort_r(s->member + r->from, n, sizeof *s->member, by_class, &ctx);
+    r->cls_from = *n_cls;
+    for (uint32_t k = r->from; k < r->to; k++) {
+        const access_item *it = &s->item[s->member[k]];
+        int write = t->events[it->ev].kind == EV_WRITE;
+        access_class *last = *n_cls > r->cls_from ? &s->cls[*n_cls - 1] : NULL;
+        if (!last || trace_loc_id(t, s->item[s->member[last->from]].ev) !=
+                         trace_loc_id(t, it->ev) ||
+            last->write != write || last->set != it->set) {
+            ALLOC_GROW(s->cls, *n_cls + 1, s->cls_cap);
+            s->cls[(*n_cls)++] = (access_class){k, k, it->set, (uint8_t)write};
+            last = &s->cls[*n_cls - 1];
+        }
+        last->to = k + 1;
+    }
+    r->cls_to = *n_cls;
+    /* members as positions in the run's items, ascending in each class */
+    for (uint32_t k = r->from; k < r->to; k++)
+        s->member[k] -= r->from;
+}
+
+/* The variable's items by chain and position, with their locksets, cut
+ * into runs, each with its classes.  0 when some chain's order runs
+ * against the input order. */
+static int build_runs(const trace *t, const hb_order *o, const uint32_t *acc,
+                      uint32_t n, interval_scratch *s, uint32_t *n_runs)
+{
+    scratch_grow(s, n);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t set = 0;
+        if (t->n_sections) {
+            uint32_t max = hb_order_max_locks(o, acc[i]);
+            ALLOC_GROW(s->locks, max + 1, s->locks_cap);
+            set = lockset_id(&s->ls, s->locks, hb_order_locks(o, acc[i], s->locks));
+        }
+        s->item[i] = (access_item){(uint64_t)hb_order_chain(o, acc[i]) << 32 |
+                                       hb_order_pos(o, acc[i]),
+                                   acc[i], set};
+    }
+    qsort(s->item, n, sizeof *s->item, by_place);
+    uint32_t runs = 0, n_cls = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t chain = (uint32_t)(s->item[i].place >> 32);
+        const event *e = &t->events[s->item[i].ev];
+        if (!runs || s->runs[runs - 1].chain != chain) {
+            ALLOC_GROW(s->runs, runs + 1, s->runs_cap);
+            s->runs[runs++] = (chain_run){i, i, chain, e->thread, 0, 0, 0};
+        } else if (t->events[s->item[i - 1].ev].input_index >= e->input_index) {
+            return 0;
+        }
+        s->runs[runs - 1].to = i + 1;
+        s->runs[runs - 1].writes += e->kind == EV_WRITE;
+    }
+    for (uint32_t r = 0; r < runs; r++)
+        build_classes(t, s, &s->runs[r], &n_cls);
+    *n_runs = runs;
+    return 1;
+}
+
+typedef struct window {
+    uint32_t lo_u, hi_u;     /* U leaves b_lo_u .. b_hi_u-1 unordered */
+    uint32_t lo_r, hi_r;     /* within it, R (SAT unless locks meet) */
+} window;
+
+typedef struct pair_ctx {
+    engine_run *run;
+    const interval_scratch *s;
+    const chain_run *b;
+    uint32_t a;              /* the access of A */
+    int a_write;
+    uint32_t a_set;
+    uint64_t unsat;
+} pair_ctx;
+
+static void add_unknown(engine_run *run, uint32_t a, uint32_t b)
+{
+    uint32_t ev[2] = {a < b ? a : b, a < b ? b : a};
+    engine_add(run, RACE_DATA, ev, 0, 1);
+}
+
+/* The pairs of a with B's items at positions [lo, hi) of the run, one by
+ * one (a short window). */
+static void pair_window(pair_ctx *p, const window *w)
+{
+    const trace *t = engine_trace(p->run);
+    uint32_t conflicting = p->a_write ? p->b->to - p->b->from : p->b->writes;
+    uint32_t inside = 0;
+    for (uint32_t j = w->lo_u; j < w->hi_u; j++) {
+        const access_item *it = &p->s->item[p->b->from + j];
+        if (!p->a_write && t->events[it->ev].kind != EV_WRITE)
+            continue;
+        inside++;
+        if (sets_meet(&p->s->ls, p->a_set, it->set)) {
+            p->unsat++;
+        } else if (j >= w->lo_r && j < w->hi_r) {
+            uint32_t ev[2] = {p->a, it->ev};
+            engine_record_sat(p->run, RACE_DATA,
+                              engine_group(p->run, RACE_DATA, ev), ev, 0, 1);
+        } else {
+            add_unknown(p->run, p->a, it->ev);
+        }
+    }
+    p->unsat += conflicting - inside;
+}
+
+/* The same, class by class of B: counts and one instance per class. */
+static void pair_classes(pair_ctx *p, const window *w)
+{
+    const interval_scratch *s = p->s;
+    for (uint32_t c = p->b->cls_from; c < p->b->cls_to; c++) {
+        const access_class *k = &s->cls[c];
+        if (!p->a_write && !k->write)
+            continue;
+        uint32_t ulo = lower_bound(s->member, k->from, k->to, w->lo_u);
+        uint32_t uhi = lower_bound(s->member, ulo, k->to, w->hi_u);
+        p->unsat += (k->to - k->from) - (uhi - ulo);
+        if (ulo == uhi)
+            continue;
+        if (sets_meet(&s->ls, p->a_set, k->set)) {
+            p->unsat += uhi - ulo;
+            continue;
+        }
+        uint32_t rlo = lower_bound(s->member, ulo, uhi, w->lo_r);
+        uint32_t rhi = lower_bound(s->member, rlo, uhi, w->hi_r);
+        if (rlo < rhi) { /* the least instance: the window's first */
+            uint32_t ev[2] = {p->a, s->item[p->b->from + s->member[rlo]].ev};
+            engine_record_sat(p->run, RACE_DATA,
+                              engine_group(p->run, RACE_DATA, ev), ev, 0,
+                              rhi - rlo);
+        }
+        for (uint32_t m = ulo; m < rlo; m++) /* U's window, not R's */
+            add_unknown(p->run, p->a, s->item[p->b->from + s->member[m]].ev);
+        for (uint32_t m = rhi; m < uhi; m++)
+            add_unknown(p->run, p->a, s->item[p->b->from + s->member[m]].ev);
+    }
+}
+
+/* Every pair of an access of run A with one of run B. */
+static void pair_runs(engine_run *run, const hb_order *o, interval_scratch *s,
+                      const chain_run *A, const chain_run *B)
+{
+    const trace *t = engine_trace(run);
+    int witness = hb_order_witness(o);
+    uint32_t nb = B->to - B->from;
+    for (uint32_t j = 0; j < nb; j++) {
+        uint32_t b = s->item[B->from + j].ev;
+        s->last_u[j] = hb_order_last_reaching(o, 0, b, A->chain);
+        s->last_r[j] = witness ? hb_order_last_reaching(o, 1, b, A->chain) : -1;
+    }
+    window w = {0, 0, 0, 0};
+    pair_ctx p = {.run = run, .s = s, .b = B};
+    for (uint32_t i = A->from; i < A->to; i++) {
+        const access_item *a = &s->item[i];
+        int32_t pa = (int32_t)(uint32_t)a->place;
+        /* B's accesses up to the last reaching a; from the first a reaches */
+        int32_t before_u = hb_order_last_reaching(o, 0, a->ev, B->chain);
+        while (w.lo_u < nb && (int32_t)(uint32_t)s->item[B->from + w.lo_u].place <= before_u)
+            w.lo_u++;
+        while (w.hi_u < nb && s->last_u[w.hi_u] < pa)
+            w.hi_u++;
+        if (witness) {
+            int32_t before_r = hb_order_last_reaching(o, 1, a->ev, B->chain);
+            while (w.lo_r < nb && (int32_t)(uint32_t)s->item[B->from + w.lo_r].place <= before_r)
+                w.lo_r++;
+            while (w.hi_r < nb && s->last_r[w.hi_r] < pa)
+                w.hi_r++;
+        }
+        assert(w.lo_u <= w.hi_u); /* U is acyclic */
+        window here = w;
+        if (!witness || here.lo_r < here.lo_u || here.hi_r > here.hi_u ||
+            here.lo_r >= here.hi_r)
+            here.lo_r = here.hi_r = here.lo_u; /* nothing SAT by R */
+        p.a = a->ev;
+        p.a_write = t->events[a->ev].kind == EV_WRITE;
+        p.a_set = a->set;
+        if (here.hi_u - here.lo_u <= B->cls_to - B->cls_from)
+            pair_window(&p, &here);
+        else
+            pair_classes(&p, &here);
+    }
+    if (p.unsat)
+        engine_count_unsat(run, RACE_DATA, p.unsat);
+}
+
+/* The pairs of one variable (acc[0..n), a node of the focused batch),
+ * counted over intervals.  0 when it must be paired one by one. */
+static int count_variable(engine_run *run, const hb_order *o,
+                          const uint32_t *acc, uint32_t n, interval_scratch *s)
+{
+    uint32_t n_runs;
+    if (!build_runs(engine_trace(run), o, acc, n, s, &n_runs))
+        return 0;
+    for (uint32_t x = 0; x < n_runs; x++)
+        for (uint32_t y = x + 1; y < n_runs; y++)
+            if (s->runs[x].thread != s->runs[y].thread)
+                pair_runs(run, o, s, &s->runs[x], &s->runs[y]);
+    return 1;
+}
+
+/* Variables batch by batch (each focus sweeps a batch), then by object. */
+static int by_batch_object(const void *x, const void *y, void *ctx)
+{
+    const hb_order *o = ctx;
+    const trace *t = hb_order_trace(o);
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    uint32_t ba = hb_order_batch(o, t->events[a].thread);
+    uint32_t bb = hb_order_batch(o, t->events[b].thread);
+    if (ba != bb)
+        return ba < bb ? -1 : 1;
+    return by_object(x, y, (void *)t);
+}
+
+/* The plain loop: every conflicting pair of one variable, acc[i..j). */
+typedef struct plain_pairs {
+    uint32_t *set;                   /* static locksets (held_locks), or NULL */
+    locksets ls;
+    uint64_t (*per)[2];
+} plain_pairs;
+
+static void pair_variable(engine_run *run, plain_pairs *pp, const uint32_t *acc,
+                          uint32_t i, uint32_t j)
+{
+    const trace *t = engine_trace(run);
+    if (!pp->set) /* --solver=z3 asks Z3 every candidate: nothing decided */
+        pp->set = engine_options(run)->solver == SOLVER_AUTO
+                      ? held_locks(run, &pp->ls)
+                      : xcalloc(t->n_events + 1, sizeof *pp->set);
+    int locked = 0;
+    for (uint32_t k = i; k < j; k++)
+        locked |= pp->set[acc[k]] != 0;
+    if (locked) {
+        guarded_pairs(run, acc, i, j, pp->set, &pp->ls);
+        return;
+    }
+    reserve(run, acc + i, j - i, pp->per);
+    for (uint32_t x = i; x < j; x++)
+        for (uint32_t y = x + 1; y < j; y++) {
+            const event *ex = &t->events[acc[x]], *ey = &t->events[acc[y]];
+            if (ex->thread == ey->thread ||
+                (ex->kind != EV_WRITE && ey->kind != EV_WRITE))
+                continue;
+            uint32_t ev[2] = {acc[x], acc[y]};
+            engine_add(run, RACE_DATA, ev, 0, 1);
+        }
+}
+
+/* Every conflicting pair of kept accesses, one variable at a time: counted
+ * over intervals where the shortcuts decide (--solver=auto), else listed. */
 static void generate(engine_run *run)
 {
     const trace *t = engine_trace(run);
+    hb_order *o = engine_options(run)->solver == SOLVER_AUTO
+                      ? hb_order_new(t, engine_model(run)) : NULL;
     uint32_t n;
-    uint32_t *acc = engine_accesses(run, by_object, &n);
-    uint64_t (*per)[2] = xcalloc(t->n_threads + 1, sizeof *per);
-    locksets ls = {0};
-    /* --solver=z3 asks Z3 every candidate: nothing is decided here */
-    uint32_t *set = engine_options(run)->solver == SOLVER_AUTO
-                        ? held_locks(run, &ls)
-                        : xcalloc(t->n_events + 1, sizeof *set);
+    uint32_t *acc = engine_accesses(run, NULL, &n);
+    if (o)
+        qsort_r(acc, n, sizeof *acc, by_batch_object, o);
+    else
+        qsort_r(acc, n, sizeof *acc, by_object, (void *)t);
+    plain_pairs pp = {.per = xcalloc(t->n_threads + 1, sizeof *pp.per)};
+    interval_scratch s = {0};
     for (uint32_t i = 0, j; i < n && !engine_stopped(run); i = j) {
-        int locked = 0;
         for (j = i; j < n && t->events[acc[j]].object == t->events[acc[i]].object;)
-            locked |= set[acc[j++]] != 0;
-        if (locked) {
-            guarded_pairs(run, acc, i, j, set, &ls);
+            j++;
+        if (o && hb_order_focus(o, hb_order_batch(o, t->events[acc[i]].thread)) &&
+            count_variable(run, o, acc + i, j - i, &s))
             continue;
-        }
-        reserve(run, acc + i, j - i, per);
-        for (uint32_t x = i; x < j; x++)
-            for (uint32_t y = x + 1; y < j; y++) {
-                const event *ex = &t->events[acc[x]], *ey = &t->events[acc[y]];
-                if (ex->thread == ey->thread ||
-                    (ex->kind != EV_WRITE && ey->kind != EV_WRITE))
-                    continue;
-                uint32_t ev[2] = {acc[x], acc[y]};
-                engine_add(run, RACE_DATA, ev, 0, 1);
-            }
+        pair_variable(run, &pp, acc, i, j);
     }
-    free(set);
-    locksets_free(&ls);
-    free(per);
+    scratch_free(&s);
+    hb_order_free(o);
+    free(pp.set);
+    locksets_free(&pp.ls);
+    free(pp.per);
     free(acc);
 }
 

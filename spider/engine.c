@@ -324,17 +324,23 @@ int engine_may_skip(const engine_run *run)
 void engine_record(engine_run *run, race_kind kind, uint32_t group,
                    const uint32_t *ev, uint32_t rank, hb_answer verdict)
 {
-    report_summary *s = &run->r->summary;
     assert(verdict == ANSWER_SAT || verdict == ANSWER_UNSAT);
-    if (verdict == ANSWER_UNSAT) {
+    if (verdict == ANSWER_UNSAT)
         engine_count_unsat(run, kind, 1);
-        return;
-    }
-    s->candidates[kind]++;
-    s->by_shortcut_sat++;
-    s->instances[kind]++;
+    else
+        engine_record_sat(run, kind, group, ev, rank, 1);
+}
+
+void engine_record_sat(engine_run *run, race_kind kind, uint32_t group,
+                       const uint32_t *ev, uint32_t rank, uint64_t n)
+{
+    report_summary *s = &run->r->summary;
+    assert(n > 0);
+    s->candidates[kind] += n;
+    s->by_shortcut_sat += n;
+    s->instances[kind] += n;
     offer_instance(run->g, group, ev, rank, 1);
-    run->g->g[group].count++;
+    run->g->g[group].count += n;
 }
 
 void engine_record_unchecked(engine_run *run, race_kind kind, uint32_t group,

@@ -135,6 +135,11 @@ void engine_record(engine_run *run, race_kind kind, uint32_t group,
                    const uint32_t *ev, uint32_t rank, hb_answer verdict);
 void engine_record_unchecked(engine_run *run, race_kind kind, uint32_t group,
                              uint64_t n);
+/* n candidates (n > 0) of one group that the shortcuts decided SAT, ev
+ * the least of them (the group shows its least instance): as n calls of
+ * engine_record(), for an analysis that counts over intervals. */
+void engine_record_sat(engine_run *run, race_kind kind, uint32_t group,
+                       const uint32_t *ev, uint32_t rank, uint64_t n);
 
 /* Whether SIGINT/SIGTERM asked the run to stop: a long loop of an
  * analysis checks it and stops (the report is then partial). */
@@ -227,6 +232,8 @@ typedef struct hb_order hb_order;
 /* NULL when U has a cycle (Φ is then unsatisfiable and the engine says
  * so).  Allocation failure ends the run. */
 hb_order *hb_order_new(const trace *t, const hb_model *m);
+/* The trace it was made for. */
+const trace *hb_order_trace(const hb_order *o);
 /* The batch holding the node of a thread. */
 uint32_t hb_order_batch(const hb_order *o, uint32_t thread);
 /* Makes `batch` the one the calls below answer for (sweeps of U and R).
@@ -240,6 +247,28 @@ int hb_order_before(const hb_order *o, uint32_t x, uint32_t y);
  * SAT, UNSAT, or UNKNOWN (Z3 must decide), counted in st. */
 hb_answer hb_order_decide(const hb_order *o, const hb_query *q,
                           shortcut_stats *st);
+/* For counting over intervals of chains (analysis_data.c): where kept
+ * event e lies, its chain (engine_shortcut.c's numbering) and position in
+ * it, program order along the chain. */
+uint32_t hb_order_chain(const hb_order *o, uint32_t e);
+uint32_t hb_order_pos(const hb_order *o, uint32_t e);
+/* The last position on chain c of an event that reaches y in U (resolved
+ * 0) or R (resolved 1), or -1 when none does: every event of c up to it
+ * reaches y, none after it.  c must be a chain of the focused batch other
+ * than y's, y an access or section end of the batch.  With resolved 1
+ * only when hb_order_witness(). */
+int32_t hb_order_last_reaching(const hb_order *o, int resolved, uint32_t y,
+                               uint32_t c);
+/* Whether R is a witness of Φ (acyclic): then events unordered in R can
+ * happen at once. */
+int hb_order_witness(const hb_order *o);
+/* The locks of the sections of access a's thread that hold a by U (what
+ * lock exclusion reads), sorted, each once, into out (room for
+ * hb_order_max_locks(o, a)); returns how many.  Two accesses of
+ * different threads of the focused batch are excluded by locks exactly
+ * when their lists meet. */
+uint32_t hb_order_max_locks(const hb_order *o, uint32_t a);
+uint32_t hb_order_locks(const hb_order *o, uint32_t a, uint32_t *out);
 void hb_order_free(hb_order *o);
 
 /* ---- the solver pool (engine_pool.c) ---------------------------------------- */

@@ -1081,6 +1081,11 @@ hb_order *hb_order_new(const trace *t, const hb_model *m)
     return o;
 }
 
+const trace *hb_order_trace(const hb_order *o)
+{
+    return o->e.t;
+}
+
 uint32_t hb_order_batch(const hb_order *o, uint32_t thread)
 {
     return o->e.node_batch[o->e.thread_node[thread]];
@@ -1134,6 +1139,72 @@ hb_answer hb_order_decide(const hb_order *o, const hb_query *q,
 {
     assert(o->focused != UINT32_MAX);
     return decide(&o->e, &o->u, &o->r, q, st);
+}
+
+uint32_t hb_order_chain(const hb_order *o, uint32_t e)
+{
+    assert(o->e.dense[e] != UINT32_MAX);
+    return o->e.chain[o->e.dense[e]];
+}
+
+uint32_t hb_order_pos(const hb_order *o, uint32_t e)
+{
+    assert(o->e.dense[e] != UINT32_MAX);
+    return o->e.pos[o->e.dense[e]];
+}
+
+int32_t hb_order_last_reaching(const hb_order *o, int resolved, uint32_t y,
+                               uint32_t c)
+{
+    const engine *e = &o->e;
+    const clocks *vc = resolved ? &o->r : &o->u;
+    uint32_t dy = e->dense[y], r = vc->row_of[dy];
+    assert(o->focused != UINT32_MAX && o->needed[dy] && e->chain[dy] != c &&
+           e->chain_batch[c] == o->focused && (!resolved || e->r.acyclic));
+    if (r == EMPTY_ROW || r == NO_ROW)
+        return -1;
+    return vc->rows[(size_t)r * vc->k + e->chain_local[c]];
+}
+
+int hb_order_witness(const hb_order *o)
+{
+    return o->e.r.acyclic;
+}
+
+uint32_t hb_order_max_locks(const hb_order *o, uint32_t a)
+{
+    const engine *e = &o->e;
+    int32_t f = e->held_first[e->dense[a]];
+    uint32_t n = 0;
+    if (f >= 0)
+        while (e->held[f + n] != UINT32_MAX)
+            n++;
+    return n;
+}
+
+static int cmp_lock(const void *x, const void *y)
+{
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+uint32_t hb_order_locks(const hb_order *o, uint32_t a, uint32_t *out)
+{
+    const engine *e = &o->e;
+    int32_t f = e->held_first[e->dense[a]];
+    uint32_t n = 0;
+    assert(o->focused != UINT32_MAX);
+    if (f < 0)
+        return 0;
+    for (const uint32_t *x = e->held + f; *x != UINT32_MAX; x++)
+        if (inside(e, &o->u, &e->t->sections[*x], a)) /* as excluded() */
+            out[n++] = e->t->sections[*x].lock;
+    qsort(out, n, sizeof *out, cmp_lock);
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (!k || out[i] != out[k - 1])
+            out[k++] = out[i];
+    return k;
 }
 
 void hb_order_free(hb_order *o)
