@@ -696,8 +696,7 @@ static void pair_variable(engine_run *run, plain_pairs *pp, const uint32_t *acc,
 static void generate(engine_run *run)
 {
     const trace *t = engine_trace(run);
-    hb_order *o = engine_options(run)->solver == SOLVER_AUTO
-                      ? hb_order_new(t, engine_model(run)) : NULL;
+    hb_order *o = engine_order(run);
     uint32_t n;
     uint32_t *acc = engine_accesses(run, NULL, &n);
     if (o)
@@ -715,7 +714,6 @@ static void generate(engine_run *run)
         pair_variable(run, &pp, acc, i, j);
     }
     scratch_free(&s);
-    hb_order_free(o);
     free(pp.set);
     locksets_free(&pp.ls);
     free(pp.per);

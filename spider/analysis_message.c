@@ -43,6 +43,16 @@ static void free_state(void *p)
     free(st);
 }
 
+/* The messages of handlers h1 and h2 race: so may their accesses. */
+static void note_racing(message_state *st, int32_t h1, int32_t h2)
+{
+    if (h1 == NONE || h2 == NONE)
+        return;
+    ALLOC_GROW(st->racing, st->n_racing + 1, st->racing_cap);
+    st->racing[st->n_racing][0] = (uint32_t)h1;
+    st->racing[st->n_racing++][1] = (uint32_t)h2;
+}
+
 static int32_t *handlers_by_rcv(const trace *t)
 {
     int32_t *h = xmalloc_array(t->n_events + 1, sizeof *h);
@@ -88,6 +98,296 @@ static void pairs_of_thread(engine_run *run, const uint32_t *rcvs, uint32_t n,
         }
 }
 
+/* ---- counting over intervals (issue 14) -------------------------------------
+ *
+ * With the shortcuts' clocks (hb_order), a thread's pairs of receives need
+ * not be listed.  For its receives r_0 .. r_n-1 on one chain and a later
+ * one r_y with send s2, the r_x that reach s2 in U are a prefix (program
+ * order is in U): those pairs are UNSAT; so are those that reach it in R
+ * a longer prefix, and the rest, up to y, are SAT (R a witness): the
+ * verdicts the shortcuts give pair by pair (decide_pair).  They are
+ * counted per class of r_x (its send's location, and its TCP channel,
+ * which a pair must not share), and each count offers its least instance:
+ * the one whose send s1 is least in event order (the group's order puts
+ * s1 or s2 first; s2 is fixed), found by a range-minimum table per class.
+ * Only the pairs between U's and R's prefixes are listed, for Z3.  A
+ * thread whose receives lie on several chains (floating model, nested
+ * handlers) or share a send is paired as before. */
+
+typedef struct rcv_class {
+    uint32_t from, to;       /* members: member[from..to), ascending x */
+    int32_t channel;         /* TCP channel, or NONE */
+    uint32_t table;          /* its range-minimum table in rmq[] */
+} rcv_class;
+
+typedef struct rcv_scratch {
+    uint32_t *send, *pos, *member, *rmq;
+    uint64_t *key;           /* per x: its send in event order */
+    rcv_class *cls;
+    uint32_t cap, cls_cap;
+    size_t rmq_cap;
+} rcv_scratch;
+
+static void rcv_scratch_free(rcv_scratch *s)
+{
+    free(s->send);
+    free(s->pos);
+    free(s->member);
+    free(s->rmq);
+    free(s->key);
+    free(s->cls);
+}
+
+static uint32_t floor_log2(uint32_t n)
+{
+    uint32_t l = 0;
+    while (n >>= 1)
+        l++;
+    return l;
+}
+
+/* Of members m[a], m[b] (indices into x), the one with the lesser key. */
+static uint32_t lesser(const rcv_scratch *s, uint32_t a, uint32_t b)
+{
+    return s->key[s->member[a]] <= s->key[s->member[b]] ? a : b;
+}
+
+/* A sparse table over the members of class c: level l, entry i holds the
+ * member of least key in [i, i + 2^l). */
+static void build_rmq(rcv_scratch *s, rcv_class *c, size_t *used)
+{
+    uint32_t m = c->to - c->from, levels = floor_log2(m) + 1;
+    size_t need = *used + (size_t)m * levels;
+    ALLOC_GROW(s->rmq, need + 1, s->rmq_cap);
+    c->table = (uint32_t)*used;
+    uint32_t *t = s->rmq + *used;
+    for (uint32_t i = 0; i < m; i++)
+        t[i] = c->from + i;
+    for (uint32_t l = 1; l < levels; l++)
+        for (uint32_t i = 0; i + (1u << l) <= m; i++)
+            t[(size_t)l * m + i] = lesser(s, t[(size_t)(l - 1) * m + i],
+                                          t[(size_t)(l - 1) * m + i + (1u << (l - 1))]);
+    *used = need;
+}
+
+/* The member of least key in member[lo..hi) of class c (lo < hi). */
+static uint32_t least_member(const rcv_scratch *s, const rcv_class *c,
+                             uint32_t lo, uint32_t hi)
+{
+    uint32_t m = c->to - c->from, l = floor_log2(hi - lo);
+    const uint32_t *t = s->rmq + c->table + (size_t)l * m;
+    return lesser(s, t[lo - c->from], t[hi - c->from - (1u << l)]);
+}
+
+static int32_t channel_of(const event *r)
+{
+    return r->tcp && r->object != NONE ? r->object : NONE;
+}
+
+typedef struct class_key_ctx {
+    const trace *t;
+    const rcv_scratch *s;
+    const uint32_t *rcvs;
+} class_key_ctx;
+
+/* x by its send's location, its channel, then x. */
+static int by_rcv_class(const void *p, const void *q, void *ctx)
+{
+    const class_key_ctx *c = ctx;
+    uint32_t x = *(const uint32_t *)p, y = *(const uint32_t *)q;
+    uint32_t lx = trace_loc_id(c->t, c->s->send[x]);
+    uint32_t ly = trace_loc_id(c->t, c->s->send[y]);
+    if (lx != ly)
+        return lx < ly ? -1 : 1;
+    int32_t cx = channel_of(&c->t->events[c->rcvs[x]]);
+    int32_t cy = channel_of(&c->t->events[c->rcvs[y]]);
+    if (cx != cy)
+        return cx < cy ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The receives' sends, positions, keys and classes.  0 when they lie on
+ * several chains or two share a send. */
+static int build_rcv_classes(engine_run *run, const hb_order *o,
+                             const uint32_t *rcvs, uint32_t n, rcv_scratch *s,
+                             uint32_t *n_cls)
+{
+    const trace *t = engine_trace(run);
+    if (n + 1 > s->cap) {
+        s->cap = n + 1;
+        s->send = xrealloc_array(s->send, s->cap, sizeof *s->send);
+        s->pos = xrealloc_array(s->pos, s->cap, sizeof *s->pos);
+        s->member = xrealloc_array(s->member, s->cap, sizeof *s->member);
+        s->key = xrealloc_array(s->key, s->cap, sizeof *s->key);
+    }
+    uint32_t chain = hb_order_chain(o, rcvs[0]);
+    for (uint32_t x = 0; x < n; x++) {
+        if (hb_order_chain(o, rcvs[x]) != chain)
+            return 0;
+        s->send[x] = (uint32_t)its_send(t, engine_model(run), rcvs[x]);
+        s->pos[x] = hb_order_pos(o, rcvs[x]);
+        const event *e = &t->events[s->send[x]];
+        s->key[x] = (uint64_t)engine_thread_rank(run, e->thread) << 32 |
+                    e->input_index;
+        s->member[x] = s->send[x];
+    }
+    qsort(s->member, n, sizeof *s->member, cmp_u32);
+    for (uint32_t x = 1; x < n; x++)
+        if (s->member[x] == s->member[x - 1])
+            return 0; /* a send received twice here */
+    for (uint32_t x = 0; x < n; x++)
+        s->member[x] = x;
+    class_key_ctx ctx = {t, s, rcvs};
+    qsort_r(s->member, n, sizeof *s->member, by_rcv_class, &ctx);
+    size_t used = 0;
+    *n_cls = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t x = s->member[k];
+        rcv_class *last = *n_cls ? &s->cls[*n_cls - 1] : NULL;
+        int32_t ch = channel_of(&t->events[rcvs[x]]);
+        if (!last || last->channel != ch ||
+            trace_loc_id(t, s->send[s->member[last->from]]) !=
+                trace_loc_id(t, s->send[x])) {
+            ALLOC_GROW(s->cls, *n_cls + 1, s->cls_cap);
+            s->cls[(*n_cls)++] = (rcv_class){k, k, ch, 0};
+            last = &s->cls[*n_cls - 1];
+        }
+        last->to = k + 1;
+    }
+    for (uint32_t c = 0; c < *n_cls; c++)
+        build_rmq(s, &s->cls[c], &used);
+    return 1;
+}
+
+/* The first k in member[from..to) with member[k] >= x. */
+static uint32_t first_at(const uint32_t *member, uint32_t from, uint32_t to,
+                         uint32_t x)
+{
+    while (from < to) {
+        uint32_t mid = from + (to - from) / 2;
+        if (member[mid] < x)
+            from = mid + 1;
+        else
+            to = mid;
+    }
+    return from;
+}
+
+/* How many of pos[0..y) are <= last (ascending positions). */
+static uint32_t prefix_reaching(const uint32_t *pos, uint32_t y, int32_t last)
+{
+    uint32_t lo = 0, hi = y;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if ((int32_t)pos[mid] <= last)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+typedef struct rcv_pair_ctx {
+    engine_run *run;
+    message_state *st;
+    const rcv_scratch *s;
+    const uint32_t *rcvs;
+    const int32_t *handler;          /* per x */
+    uint32_t y;
+    uint64_t unsat;
+} rcv_pair_ctx;
+
+static void rcv_candidate(const rcv_pair_ctx *p, uint32_t x)
+{
+    const trace *t = engine_trace(p->run);
+    int handlers = has_handler_accesses(t, p->handler[x]) &&
+                   has_handler_accesses(t, p->handler[p->y]);
+    uint32_t ev[4] = {p->s->send[x], p->s->send[p->y], p->rcvs[x],
+                      p->rcvs[p->y]};
+    engine_add(p->run, RACE_MESSAGE, ev, 0, !handlers);
+}
+
+/* The receives x in member[lo..hi) of class c race with y (SAT). */
+static void rcv_sat(rcv_pair_ctx *p, const rcv_class *c, uint32_t lo,
+                    uint32_t hi)
+{
+    const rcv_scratch *s = p->s;
+    uint32_t x = s->member[least_member(s, c, lo, hi)];
+    uint32_t ev[4] = {s->send[x], s->send[p->y], p->rcvs[x], p->rcvs[p->y]};
+    engine_record_sat(p->run, RACE_MESSAGE,
+                      engine_group(p->run, RACE_MESSAGE, ev), ev, 0, hi - lo);
+    int32_t hy = p->st->handler_of[p->rcvs[p->y]];
+    if (hy == NONE)
+        return;
+    for (uint32_t k = lo; k < hi; k++) /* their handlers race (proven) */
+        note_racing(p->st, p->st->handler_of[p->rcvs[s->member[k]]], hy);
+}
+
+/* Every pair of the thread's receives rcvs[0..n) (on one chain), counted
+ * over prefixes.  0 when they must be paired one by one. */
+static int count_thread(engine_run *run, hb_order *o, message_state *st,
+                        const uint32_t *rcvs, uint32_t n,
+                        const int32_t *handler, rcv_scratch *s)
+{
+    const trace *t = engine_trace(run);
+    uint32_t n_cls;
+    if (n < 2)
+        return 1;
+    if (!build_rcv_classes(run, o, rcvs, n, s, &n_cls))
+        return 0;
+    uint32_t chain = hb_order_chain(o, rcvs[0]);
+    int witness = hb_order_witness(o);
+    rcv_pair_ctx p = {.run = run, .st = st, .s = s, .rcvs = rcvs,
+                      .handler = handler};
+    for (uint32_t y = 1; y < n; y++) {
+        p.y = y;
+        int32_t skip = channel_of(&t->events[rcvs[y]]);
+        /* r_x before k_u reach s2 in U; before k_r, in R */
+        uint32_t k_u = prefix_reaching(s->pos, y,
+                                       hb_order_last_reaching(o, 0, s->send[y], chain));
+        uint32_t k_r = witness ? prefix_reaching(s->pos, y,
+                                 hb_order_last_reaching(o, 1, s->send[y], chain))
+                               : y;
+        if (k_r < k_u)
+            k_r = k_u;
+        for (uint32_t c = 0; c < n_cls; c++) {
+            const rcv_class *k = &s->cls[c];
+            if (skip != NONE && k->channel == skip)
+                continue; /* TCP keeps a channel's order: no candidates */
+            uint32_t end = first_at(s->member, k->from, k->to, y);
+            uint32_t mu = first_at(s->member, k->from, end, k_u);
+            uint32_t mr = first_at(s->member, mu, end, k_r);
+            p.unsat += mu - k->from;
+            for (uint32_t m = mu; m < mr; m++)
+                rcv_candidate(&p, s->member[m]);
+            if (mr < end)
+                rcv_sat(&p, k, mr, end);
+        }
+    }
+    if (p.unsat)
+        engine_count_unsat(run, RACE_MESSAGE, p.unsat);
+    return 1;
+}
+
+/* Threads batch by batch (each focus sweeps a batch), then by id. */
+static int by_batch(const void *x, const void *y, void *ctx)
+{
+    const hb_order *o = ctx;
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    uint32_t ba = hb_order_batch(o, a), bb = hb_order_batch(o, b);
+    if (ba != bb)
+        return ba < bb ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
+/* Every pair of receives of one thread: counted over prefixes where the
+ * shortcuts decide (--solver=auto), else listed. */
 static void generate(engine_run *run)
 {
     const trace *t = engine_trace(run);
@@ -98,7 +398,15 @@ static void generate(engine_run *run)
     const int32_t *of_rcv = st->handler_of;
     uint32_t *rcvs = xmalloc_array(t->n_events + 1, sizeof *rcvs);
     int32_t *handler = xmalloc_array(t->n_events + 1, sizeof *handler);
-    for (uint32_t i = 0; i < t->n_threads && !engine_stopped(run); i++) {
+    hb_order *o = engine_order(run);
+    uint32_t *threads = xmalloc_array(t->n_threads + 1, sizeof *threads);
+    for (uint32_t i = 0; i < t->n_threads; i++)
+        threads[i] = i;
+    if (o)
+        qsort_r(threads, t->n_threads, sizeof *threads, by_batch, o);
+    rcv_scratch s = {0};
+    for (uint32_t ti = 0; ti < t->n_threads && !engine_stopped(run); ti++) {
+        uint32_t i = threads[ti];
         const thread_info *th = &t->threads[i];
         uint32_t n = 0;
         for (uint32_t k = 0; k < th->n_events; k++) {
@@ -109,8 +417,15 @@ static void generate(engine_run *run)
                 rcvs[n++] = e;
             }
         }
+        if (!n)
+            continue;
+        if (o && hb_order_focus(o, hb_order_batch(o, i)) &&
+            count_thread(run, o, st, rcvs, n, handler, &s))
+            continue;
         pairs_of_thread(run, rcvs, n, handler);
     }
+    rcv_scratch_free(&s);
+    free(threads);
     free(rcvs);
     free(handler);
 }
@@ -175,16 +490,12 @@ static size_t handler_witness(const trace *t, const hb_model *m,
     return n;
 }
 
+
 /* A message race holds: its handlers' accesses race (proven_all). */
 static void proven(engine_run *run, const candidate *c)
 {
     message_state *st = engine_state(run, RACE_MESSAGE);
-    int32_t i1 = st->handler_of[c->ev[2]], i2 = st->handler_of[c->ev[3]];
-    if (i1 == NONE || i2 == NONE)
-        return;
-    ALLOC_GROW(st->racing, st->n_racing + 1, st->racing_cap);
-    st->racing[st->n_racing][0] = (uint32_t)i1;
-    st->racing[st->n_racing++][1] = (uint32_t)i2;
+    note_racing(st, st->handler_of[c->ev[2]], st->handler_of[c->ev[3]]);
 }
 
 /* ---- handler races (SPEC §4) ---------------------------------------------

@@ -73,6 +73,8 @@ struct engine_run {
      * from first_query[k] on, n_queries of its kind each */
     size_t first_cand[RACE_KINDS + 1], first_query[RACE_KINDS + 1];
     size_t n_queries;
+    hb_order *order;         /* engine_order(): made when first asked for */
+    int order_made;
     void *state[RACE_KINDS]; /* each analysis's own, freed by state_free */
     void (*state_free[RACE_KINDS])(void *);
 };
@@ -291,6 +293,11 @@ uint32_t *engine_accesses_by_context(const engine_run *run, uint32_t *n)
     return acc;
 }
 
+uint32_t engine_thread_rank(const engine_run *run, uint32_t thread)
+{
+    return run->g->thread_rank[thread];
+}
+
 int engine_cmp_u64(const void *x, const void *y)
 {
     uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
@@ -349,6 +356,14 @@ void engine_record_unchecked(engine_run *run, race_kind kind, uint32_t group,
     run->r->summary.candidates[kind] += n;
     run->r->summary.not_asked += n;
     run->g->g[group].unchecked += n;
+}
+
+hb_order *engine_order(engine_run *run)
+{
+    if (!run->order_made && run->o->solver == SOLVER_AUTO)
+        run->order = hb_order_new(run->t, run->m);
+    run->order_made = 1;
+    return run->order;
 }
 
 const trace *engine_trace(const engine_run *run) { return run->t; }
@@ -1007,6 +1022,8 @@ report *analyse(const trace *t, const hb_model *m,
             analyses[k]->generate(&run);
     if (opts->progress)
         atomic_store(&opts->progress->total, run.n);
+    hb_order_free(run.order); /* the candidates are made */
+    run.order = NULL;
     hb_answer *verdict = xmalloc_array(run.n + 1, sizeof *verdict);
     double start = clock_seconds();
     int rc = decide(&run, verdict, err, err_len);

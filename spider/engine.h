@@ -104,6 +104,9 @@ int engine_context_cmp(const engine_run *run, uint32_t a, uint32_t b);
  * consecutive accesses of a context to a variable are neighbours, and a
  * thread's accesses to a variable form one run.  The caller frees it. */
 uint32_t *engine_accesses_by_context(const engine_run *run, uint32_t *n);
+/* A thread's place among the threads ordered by name: the order the
+ * report's instances are compared in (with the event's input_index). */
+uint32_t engine_thread_rank(const engine_run *run, uint32_t thread);
 /* qsort comparator of uint64_t. */
 int engine_cmp_u64(const void *a, const void *b);
 
@@ -236,6 +239,10 @@ hb_order *hb_order_new(const trace *t, const hb_model *m);
 const trace *hb_order_trace(const hb_order *o);
 /* The batch holding the node of a thread. */
 uint32_t hb_order_batch(const hb_order *o, uint32_t thread);
+/* The run's hb_order, made when first asked for (the analyses share its
+ * sweeps); NULL with --solver=z3 (nothing is decided while generating) or
+ * when U has a cycle.  The engine frees it. */
+hb_order *engine_order(engine_run *run);
 /* Makes `batch` the one the calls below answer for (sweeps of U and R).
  * Returns 0 when the batch has too many chains (SHORTCUT_MAX_CELLS): ask
  * nothing then. */
@@ -254,9 +261,10 @@ uint32_t hb_order_chain(const hb_order *o, uint32_t e);
 uint32_t hb_order_pos(const hb_order *o, uint32_t e);
 /* The last position on chain c of an event that reaches y in U (resolved
  * 0) or R (resolved 1), or -1 when none does: every event of c up to it
- * reaches y, none after it.  c must be a chain of the focused batch other
- * than y's, y an access or section end of the batch.  With resolved 1
- * only when hb_order_witness(). */
+ * reaches y, none after it (on y's own chain: y's position).  c must be a
+ * chain of the focused batch, y an access or section end of the batch or
+ * the send a receive of the batch matches.  With resolved 1 only when
+ * hb_order_witness(). */
 int32_t hb_order_last_reaching(const hb_order *o, int resolved, uint32_t y,
                                uint32_t c);
 /* Whether R is a witness of Φ (acyclic): then events unordered in R can

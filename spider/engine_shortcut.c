@@ -1091,8 +1091,9 @@ uint32_t hb_order_batch(const hb_order *o, uint32_t thread)
     return o->e.node_batch[o->e.thread_node[thread]];
 }
 
-/* What the batch's queries may ask about: its accesses, and the ends of
- * its lock sections (lock exclusion). */
+/* What the batch's queries may ask about: its accesses, the ends of its
+ * lock sections (lock exclusion), and the sends its receives match (message
+ * races). */
 static void mark_batch(hb_order *o, uint32_t batch)
 {
     const engine *e = &o->e;
@@ -1102,6 +1103,12 @@ static void mark_batch(hb_order *o, uint32_t batch)
         if (d != UINT32_MAX)
             o->needed[d] = event_is_access(&t->events[ev]) &&
                            hb_order_batch(o, t->events[ev].thread) == batch;
+    }
+    for (uint32_t i = 0; i < t->n_matches; i++) {
+        const rcv_match *mt = &t->matches[i];
+        if (mt->n_sends && hb_order_batch(o, t->events[mt->rcv].thread) == batch &&
+            e->dense[mt->sends[0]] != UINT32_MAX)
+            o->needed[e->dense[mt->sends[0]]] = 1;
     }
     for (uint32_t s = 0; s < t->n_sections; s++) {
         const lock_section *ls = &t->sections[s];
@@ -1159,8 +1166,10 @@ int32_t hb_order_last_reaching(const hb_order *o, int resolved, uint32_t y,
     const engine *e = &o->e;
     const clocks *vc = resolved ? &o->r : &o->u;
     uint32_t dy = e->dense[y], r = vc->row_of[dy];
-    assert(o->focused != UINT32_MAX && o->needed[dy] && e->chain[dy] != c &&
+    assert(o->focused != UINT32_MAX && o->needed[dy] &&
            e->chain_batch[c] == o->focused && (!resolved || e->r.acyclic));
+    if (e->chain[dy] == c) /* program order */
+        return (int32_t)e->pos[dy];
     if (r == EMPTY_ROW || r == NO_ROW)
         return -1;
     return vc->rows[(size_t)r * vc->k + e->chain_local[c]];
