@@ -644,7 +644,7 @@ static int count_variable(engine_run *run, const hb_order *o,
     return 1;
 }
 
-/* Variables batch by batch (each focus sweeps a batch), then by object. */
+/* Variables batch by batch (engine_order's), then by object. */
 static int by_batch_object(const void *x, const void *y, void *ctx)
 {
     const hb_order *o = ctx;
@@ -657,29 +657,47 @@ static int by_batch_object(const void *x, const void *y, void *ctx)
     return by_object(x, y, (void *)t);
 }
 
-/* The plain loop: every conflicting pair of one variable, acc[i..j). */
-typedef struct plain_pairs {
+/* What `generate` leaves to generate_batch: the kept accesses by batch,
+ * then variable, and the scratch of both ways of pairing. */
+typedef struct data_state {
+    uint32_t *acc, n;
+    uint32_t *batch_start;           /* per batch: its first in acc */
     uint32_t *set;                   /* static locksets (held_locks), or NULL */
     locksets ls;
     uint64_t (*per)[2];
-} plain_pairs;
+    interval_scratch scratch;
+} data_state;
 
-static void pair_variable(engine_run *run, plain_pairs *pp, const uint32_t *acc,
-                          uint32_t i, uint32_t j)
+static void free_state(void *p)
+{
+    data_state *st = p;
+    free(st->acc);
+    free(st->batch_start);
+    free(st->set);
+    locksets_free(&st->ls);
+    free(st->per);
+    scratch_free(&st->scratch);
+    free(st);
+}
+
+/* The plain loop: every conflicting pair of one variable, acc[i..j). */
+static void pair_variable(engine_run *run, data_state *st, uint32_t i,
+                          uint32_t j)
 {
     const trace *t = engine_trace(run);
-    if (!pp->set) /* --solver=z3 asks Z3 every candidate: nothing decided */
-        pp->set = engine_options(run)->solver == SOLVER_AUTO
-                      ? held_locks(run, &pp->ls)
-                      : xcalloc(t->n_events + 1, sizeof *pp->set);
+    const uint32_t *acc = st->acc;
+    if (!st->set) /* --solver=z3 asks Z3 every candidate: nothing decided */
+        st->set = engine_options(run)->solver == SOLVER_AUTO
+                      ? held_locks(run, &st->ls)
+                      : xcalloc(t->n_events + 1, sizeof *st->set);
     int locked = 0;
     for (uint32_t k = i; k < j; k++)
-        locked |= pp->set[acc[k]] != 0;
+        locked |= st->set[acc[k]] != 0;
     if (locked) {
-        guarded_pairs(run, acc, i, j, pp->set, &pp->ls);
+        guarded_pairs(run, acc, i, j, st->set, &st->ls);
         return;
     }
-    reserve(run, acc + i, j - i, pp->per);
+    reserve(run, acc + i, j - i, st->per);
     for (uint32_t x = i; x < j; x++)
         for (uint32_t y = x + 1; y < j; y++) {
             const event *ex = &t->events[acc[x]], *ey = &t->events[acc[y]];
@@ -691,33 +709,51 @@ static void pair_variable(engine_run *run, plain_pairs *pp, const uint32_t *acc,
         }
 }
 
-/* Every conflicting pair of kept accesses, one variable at a time: counted
- * over intervals where the shortcuts decide (--solver=auto), else listed. */
+/* The variables of acc[from..to), counted over intervals when the batch
+ * is focused, else listed. */
+static void variables(engine_run *run, data_state *st, uint32_t from,
+                      uint32_t to, const hb_order *o)
+{
+    const trace *t = engine_trace(run);
+    const uint32_t *acc = st->acc;
+    for (uint32_t i = from, j; i < to && !engine_stopped(run); i = j) {
+        for (j = i; j < to && t->events[acc[j]].object == t->events[acc[i]].object;)
+            j++;
+        if (!o || !count_variable(run, o, acc + i, j - i, &st->scratch))
+            pair_variable(run, st, i, j);
+    }
+}
+
+/* Every conflicting pair of kept accesses, one variable at a time: with
+ * engine_order (--solver=auto) batch by batch in generate_batch, else
+ * here. */
 static void generate(engine_run *run)
 {
     const trace *t = engine_trace(run);
-    hb_order *o = engine_order(run);
-    uint32_t n;
-    uint32_t *acc = engine_accesses(run, NULL, &n);
-    if (o)
-        qsort_r(acc, n, sizeof *acc, by_batch_object, o);
-    else
-        qsort_r(acc, n, sizeof *acc, by_object, (void *)t);
-    plain_pairs pp = {.per = xcalloc(t->n_threads + 1, sizeof *pp.per)};
-    interval_scratch s = {0};
-    for (uint32_t i = 0, j; i < n && !engine_stopped(run); i = j) {
-        for (j = i; j < n && t->events[acc[j]].object == t->events[acc[i]].object;)
-            j++;
-        if (o && hb_order_focus(o, hb_order_batch(o, t->events[acc[i]].thread)) &&
-            count_variable(run, o, acc + i, j - i, &s))
-            continue;
-        pair_variable(run, &pp, acc, i, j);
+    const hb_order *o = engine_order(run);
+    data_state *st = xcalloc(1, sizeof *st);
+    engine_set_state(run, RACE_DATA, st, free_state);
+    st->per = xcalloc(t->n_threads + 1, sizeof *st->per);
+    st->acc = engine_accesses(run, NULL, &st->n);
+    if (!o) {
+        qsort_r(st->acc, st->n, sizeof *st->acc, by_object, (void *)t);
+        variables(run, st, 0, st->n, NULL);
+        return;
     }
-    scratch_free(&s);
-    free(pp.set);
-    locksets_free(&pp.ls);
-    free(pp.per);
-    free(acc);
+    qsort_r(st->acc, st->n, sizeof *st->acc, by_batch_object, (void *)o);
+    uint32_t n_batches = hb_order_n_batches(o);
+    st->batch_start = xcalloc((size_t)n_batches + 2, sizeof *st->batch_start);
+    for (uint32_t i = 0; i < st->n; i++)
+        st->batch_start[hb_order_batch(o, t->events[st->acc[i]].thread) + 1]++;
+    for (uint32_t b = 0; b < n_batches; b++)
+        st->batch_start[b + 1] += st->batch_start[b];
+}
+
+static void generate_batch(engine_run *run, uint32_t batch, int focused)
+{
+    data_state *st = engine_state(run, RACE_DATA);
+    variables(run, st, st->batch_start[batch], st->batch_start[batch + 1],
+              focused ? engine_order(run) : NULL);
 }
 
 static hb_query query(const candidate *c, unsigned k)
@@ -729,5 +765,6 @@ static hb_query query(const candidate *c, unsigned k)
 const analysis analysis_data = {
     .kind = RACE_DATA, .title = "Data races", .json_key = "data_races",
     .n_queries = 1, .n_located = 2, .n_shown = 2, .symmetric = 1,
-    .enabled = enabled, .generate = generate, .query = query,
+    .enabled = enabled, .generate = generate,
+    .generate_batch = generate_batch, .query = query,
 };

@@ -29,17 +29,46 @@ static int its_send(const trace *t, const hb_model *m, uint32_t rcv)
 
 /* The analysis's state from `generate` to `proven_all`: the handler of
  * each RCV, and the pairs of handlers whose messages race. */
+typedef struct rcv_class rcv_class;
+typedef struct rcv_scratch {     /* count_thread's, kept from thread to thread */
+    uint32_t *send, *pos, *member, *rmq;
+    uint64_t *key;               /* per receive: its send in event order */
+    rcv_class *cls;
+    uint32_t cap, cls_cap;
+    size_t rmq_cap;
+} rcv_scratch;
+
 typedef struct message_state {
     int32_t *handler_of;             /* by RCV event: its handler, or NONE */
     uint32_t (*racing)[2];           /* handler pairs, from `proven` */
     uint32_t n_racing, racing_cap;
+    /* from `generate` to generate_batch */
+    uint32_t *threads, *batch_start; /* threads by batch */
+    uint32_t *rcvs;                  /* a thread's receives ... */
+    int32_t *handler;                /* ... and their handlers */
+    rcv_scratch scratch;
 } message_state;
+
+static void rcv_scratch_free(rcv_scratch *s)
+{
+    free(s->send);
+    free(s->pos);
+    free(s->member);
+    free(s->rmq);
+    free(s->key);
+    free(s->cls);
+}
 
 static void free_state(void *p)
 {
     message_state *st = p;
     free(st->racing);
     free(st->handler_of);
+    free(st->threads);
+    free(st->batch_start);
+    free(st->rcvs);
+    free(st->handler);
+    rcv_scratch_free(&st->scratch);
     free(st);
 }
 
@@ -114,29 +143,11 @@ static void pairs_of_thread(engine_run *run, const uint32_t *rcvs, uint32_t n,
  * thread whose receives lie on several chains (floating model, nested
  * handlers) or share a send is paired as before. */
 
-typedef struct rcv_class {
+struct rcv_class {
     uint32_t from, to;       /* members: member[from..to), ascending x */
     int32_t channel;         /* TCP channel, or NONE */
     uint32_t table;          /* its range-minimum table in rmq[] */
-} rcv_class;
-
-typedef struct rcv_scratch {
-    uint32_t *send, *pos, *member, *rmq;
-    uint64_t *key;           /* per x: its send in event order */
-    rcv_class *cls;
-    uint32_t cap, cls_cap;
-    size_t rmq_cap;
-} rcv_scratch;
-
-static void rcv_scratch_free(rcv_scratch *s)
-{
-    free(s->send);
-    free(s->pos);
-    free(s->member);
-    free(s->rmq);
-    free(s->key);
-    free(s->cls);
-}
+};
 
 static uint32_t floor_log2(uint32_t n)
 {
@@ -375,7 +386,7 @@ static int count_thread(engine_run *run, hb_order *o, message_state *st,
     return 1;
 }
 
-/* Threads batch by batch (each focus sweeps a batch), then by id. */
+/* Threads batch by batch (engine_order's), then by id. */
 static int by_batch(const void *x, const void *y, void *ctx)
 {
     const hb_order *o = ctx;
@@ -386,48 +397,62 @@ static int by_batch(const void *x, const void *y, void *ctx)
     return a < b ? -1 : a > b;
 }
 
-/* Every pair of receives of one thread: counted over prefixes where the
- * shortcuts decide (--solver=auto), else listed. */
-static void generate(engine_run *run)
+/* The pairs of receives of threads[from..to): counted over prefixes when
+ * the batch is focused, else listed. */
+static void threads_pairs(engine_run *run, message_state *st, uint32_t from,
+                          uint32_t to, hb_order *o)
 {
     const trace *t = engine_trace(run);
     const hb_model *m = engine_model(run);
-    message_state *st = xcalloc(1, sizeof *st);
-    st->handler_of = handlers_by_rcv(t);
-    engine_set_state(run, RACE_MESSAGE, st, free_state);
-    const int32_t *of_rcv = st->handler_of;
-    uint32_t *rcvs = xmalloc_array(t->n_events + 1, sizeof *rcvs);
-    int32_t *handler = xmalloc_array(t->n_events + 1, sizeof *handler);
-    hb_order *o = engine_order(run);
-    uint32_t *threads = xmalloc_array(t->n_threads + 1, sizeof *threads);
-    for (uint32_t i = 0; i < t->n_threads; i++)
-        threads[i] = i;
-    if (o)
-        qsort_r(threads, t->n_threads, sizeof *threads, by_batch, o);
-    rcv_scratch s = {0};
-    for (uint32_t ti = 0; ti < t->n_threads && !engine_stopped(run); ti++) {
-        uint32_t i = threads[ti];
-        const thread_info *th = &t->threads[i];
+    for (uint32_t ti = from; ti < to && !engine_stopped(run); ti++) {
+        const thread_info *th = &t->threads[st->threads[ti]];
         uint32_t n = 0;
         for (uint32_t k = 0; k < th->n_events; k++) {
             uint32_t e = th->events[k];
             if (t->events[e].kind == EV_RCV && m->kept[e] &&
                 its_send(t, m, e) != NONE) {
-                handler[n] = of_rcv[e];
-                rcvs[n++] = e;
+                st->handler[n] = st->handler_of[e];
+                st->rcvs[n++] = e;
             }
         }
-        if (!n)
-            continue;
-        if (o && hb_order_focus(o, hb_order_batch(o, i)) &&
-            count_thread(run, o, st, rcvs, n, handler, &s))
-            continue;
-        pairs_of_thread(run, rcvs, n, handler);
+        if (n && (!o || !count_thread(run, o, st, st->rcvs, n, st->handler,
+                                      &st->scratch)))
+            pairs_of_thread(run, st->rcvs, n, st->handler);
     }
-    rcv_scratch_free(&s);
-    free(threads);
-    free(rcvs);
-    free(handler);
+}
+
+/* Every pair of receives of one thread: with engine_order (--solver=auto)
+ * batch by batch in generate_batch, else here. */
+static void generate(engine_run *run)
+{
+    const trace *t = engine_trace(run);
+    message_state *st = xcalloc(1, sizeof *st);
+    st->handler_of = handlers_by_rcv(t);
+    engine_set_state(run, RACE_MESSAGE, st, free_state);
+    st->rcvs = xmalloc_array(t->n_events + 1, sizeof *st->rcvs);
+    st->handler = xmalloc_array(t->n_events + 1, sizeof *st->handler);
+    st->threads = xmalloc_array(t->n_threads + 1, sizeof *st->threads);
+    for (uint32_t i = 0; i < t->n_threads; i++)
+        st->threads[i] = i;
+    const hb_order *o = engine_order(run);
+    if (!o) {
+        threads_pairs(run, st, 0, t->n_threads, NULL);
+        return;
+    }
+    qsort_r(st->threads, t->n_threads, sizeof *st->threads, by_batch, (void *)o);
+    uint32_t n_batches = hb_order_n_batches(o);
+    st->batch_start = xcalloc((size_t)n_batches + 2, sizeof *st->batch_start);
+    for (uint32_t i = 0; i < t->n_threads; i++)
+        st->batch_start[hb_order_batch(o, i) + 1]++;
+    for (uint32_t b = 0; b < n_batches; b++)
+        st->batch_start[b + 1] += st->batch_start[b];
+}
+
+static void generate_batch(engine_run *run, uint32_t batch, int focused)
+{
+    message_state *st = engine_state(run, RACE_MESSAGE);
+    threads_pairs(run, st, st->batch_start[batch], st->batch_start[batch + 1],
+                  focused ? engine_order(run) : NULL);
 }
 
 static hb_query query(const candidate *c, unsigned k)
@@ -777,7 +802,8 @@ static void handler_races(engine_run *run)
 const analysis analysis_message = {
     .kind = RACE_MESSAGE, .title = "Message races", .json_key = "message_races",
     .n_queries = 1, .n_located = 2, .n_shown = 4, .symmetric = 1,
-    .enabled = enabled, .generate = generate, .query = query, .proven = proven,
+    .enabled = enabled, .generate = generate,
+    .generate_batch = generate_batch, .query = query, .proven = proven,
     .proven_all = handler_races, .witness_queries = message_witness,
 };
 

@@ -75,6 +75,7 @@ struct engine_run {
     size_t n_queries;
     hb_order *order;         /* engine_order(): made when first asked for */
     int order_made;
+    int kinds_mixed;         /* generate_batch ran: sort by kind */
     void *state[RACE_KINDS]; /* each analysis's own, freed by state_free */
     void (*state_free[RACE_KINDS])(void *);
 };
@@ -374,7 +375,8 @@ void engine_add(engine_run *run, race_kind kind, const uint32_t *ev,
                 uint32_t rank, int dedupable)
 {
     const analysis *a = analyses[kind];
-    assert(run->n == 0 || run->c[run->n - 1].kind <= kind); /* kind by kind */
+    assert(run->kinds_mixed || run->n == 0 ||
+           run->c[run->n - 1].kind <= kind); /* kind by kind */
     if (run->n >= UINT32_MAX / 2) /* candidate and query ids are 32-bit */
         alloc_fail(run->n * sizeof *run->c, "over 2 billion candidates");
     ALLOC_GROW(run->c, run->n + 1, run->cap);
@@ -1011,19 +1013,57 @@ static void fill_summary(report *r, const trace *t, const hb_model *m,
         s->enabled[k] = (uint8_t)analyses[k]->enabled(opts);
 }
 
+/* Candidates kind by kind again (number_queries), in a stable pass. */
+static void sort_by_kind(engine_run *run)
+{
+    size_t start[RACE_KINDS + 1] = {0};
+    for (size_t i = 0; i < run->n; i++)
+        start[run->c[i].kind + 1]++;
+    for (int k = 0; k < RACE_KINDS; k++)
+        start[k + 1] += start[k];
+    candidate *sorted = xmalloc_array(run->n + 1, sizeof *sorted);
+    for (size_t i = 0; i < run->n; i++)
+        sorted[start[run->c[i].kind]++] = run->c[i];
+    free(run->c);
+    run->c = sorted;
+    run->cap = run->n + 1;
+}
+
+/* Every enabled analysis's candidates: `generate`, then batch by batch
+ * of the shared hb_order each `generate_batch`. */
+static void generate_all(engine_run *run)
+{
+    const report_summary *s = &run->r->summary;
+    int batched = 0;
+    for (int k = 0; k < RACE_KINDS; k++) {
+        if (s->enabled[k] && analyses[k]->generate)
+            analyses[k]->generate(run);
+        batched |= s->enabled[k] && analyses[k]->generate_batch;
+    }
+    hb_order *o = batched ? engine_order(run) : NULL;
+    if (o) {
+        run->kinds_mixed = 1;
+        for (uint32_t b = 0; b < hb_order_n_batches(o) && !engine_stopped(run); b++) {
+            int focused = hb_order_focus(o, b);
+            for (int k = 0; k < RACE_KINDS; k++)
+                if (s->enabled[k] && analyses[k]->generate_batch)
+                    analyses[k]->generate_batch(run, b, focused);
+        }
+        sort_by_kind(run);
+    }
+    hb_order_free(run->order); /* the candidates are made */
+    run->order = NULL;
+}
+
 report *analyse(const trace *t, const hb_model *m,
                 const analysis_options *opts, char *err, size_t err_len)
 {
     report *r = xcalloc(1, sizeof *r);
     fill_summary(r, t, m, opts);
     engine_run run = {.t = t, .m = m, .o = opts, .r = r, .g = new_grouper(t)};
-    for (int k = 0; k < RACE_KINDS; k++)
-        if (r->summary.enabled[k] && analyses[k]->generate)
-            analyses[k]->generate(&run);
+    generate_all(&run);
     if (opts->progress)
         atomic_store(&opts->progress->total, run.n);
-    hb_order_free(run.order); /* the candidates are made */
-    run.order = NULL;
     hb_answer *verdict = xmalloc_array(run.n + 1, sizeof *verdict);
     double start = clock_seconds();
     int rc = decide(&run, verdict, err, err_len);

@@ -63,6 +63,12 @@ typedef struct analysis {
                                         swapped along) */
     int (*enabled)(const analysis_options *o);
     void (*generate)(engine_run *run);
+    /* when set: what `generate` left for the nodes of one batch of
+     * engine_order(), called batch by batch after every `generate`, the
+     * batch focused once for all analyses (a sweep reads the whole
+     * trace); focused 0 when the batch is too wide for the sweeps (list
+     * its candidates).  Candidates may then come in any order of kinds. */
+    void (*generate_batch)(engine_run *run, uint32_t batch, int focused);
     hb_query (*query)(const candidate *c, unsigned k);
     void (*proven)(engine_run *run, const candidate *c);
     void (*proven_all)(engine_run *run);
@@ -87,7 +93,8 @@ const hb_model *engine_model(const engine_run *run);
 const analysis_options *engine_options(const engine_run *run);
 
 /* Adds a candidate of kind `kind` with events ev (its kind's n_shown of
- * them); the group is found from its located events. */
+ * them); the group is found from its located events.  Kind by kind, but
+ * from generate_batch in any order of kinds. */
 void engine_add(engine_run *run, race_kind kind, const uint32_t *ev,
                 uint32_t rank, int dedupable);
 
@@ -237,8 +244,9 @@ typedef struct hb_order hb_order;
 hb_order *hb_order_new(const trace *t, const hb_model *m);
 /* The trace it was made for. */
 const trace *hb_order_trace(const hb_order *o);
-/* The batch holding the node of a thread. */
+/* The batch holding the node of a thread; how many batches there are. */
 uint32_t hb_order_batch(const hb_order *o, uint32_t thread);
+uint32_t hb_order_n_batches(const hb_order *o);
 /* The run's hb_order, made when first asked for (the analyses share its
  * sweeps); NULL with --solver=z3 (nothing is decided while generating) or
  * when U has a cycle.  The engine frees it. */

@@ -1086,6 +1086,11 @@ const trace *hb_order_trace(const hb_order *o)
     return o->e.t;
 }
 
+uint32_t hb_order_n_batches(const hb_order *o)
+{
+    return o->e.n_batches;
+}
+
 uint32_t hb_order_batch(const hb_order *o, uint32_t thread)
 {
     return o->e.node_batch[o->e.thread_node[thread]];
