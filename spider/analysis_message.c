@@ -602,7 +602,23 @@ static void tree_add(handler_grid *g, uint32_t node, uint32_t l, uint32_t r,
                    (r - l > 1 && (g->any[2 * node] || g->any[2 * node + 1]));
 }
 
-/* Counts the handler races of cell (x, y): accesses paired by variable. */
+/* The end of the class (location, write) that starts at acc[i], within
+ * acc[i..end). */
+static uint32_t class_end(const trace *t, const uint32_t *acc, uint32_t i,
+                          uint32_t end)
+{
+    const event *e = &t->events[acc[i]];
+    uint32_t k = i + 1;
+    while (k < end && trace_loc_id(t, acc[k]) == trace_loc_id(t, acc[i]) &&
+           t->events[acc[k]].kind == e->kind)
+        k++;
+    return k;
+}
+
+/* Counts the handler races of cell (x, y): accesses paired by variable,
+ * class by class (location, write) at once.  A class pair's least
+ * instance pairs the first of each (events of one thread, by input order:
+ * build_grid), whichever way the group orients it. */
 static void pair_cell(engine_run *run, const handler_grid *g, uint32_t x,
                       uint32_t y)
 {
@@ -623,13 +639,18 @@ static void pair_cell(engine_run *run, const handler_grid *g, uint32_t x,
             i1++;
         while (j1 < je && t->events[g->acc[j1]].object == oi)
             j1++;
-        for (uint32_t a = i; a < i1; a++)
-            for (uint32_t b = j; b < j1; b++) {
+        for (uint32_t a = i, a_end; a < i1; a = a_end) {
+            a_end = class_end(t, g->acc, a, i1);
+            int a_write = t->events[g->acc[a]].kind == EV_WRITE;
+            for (uint32_t b = j, b_end; b < j1; b = b_end) {
+                b_end = class_end(t, g->acc, b, j1);
+                if (!a_write && t->events[g->acc[b]].kind != EV_WRITE)
+                    continue;
                 uint32_t ev[2] = {g->acc[a], g->acc[b]};
-                if (t->events[ev[0]].kind == EV_WRITE ||
-                    t->events[ev[1]].kind == EV_WRITE)
-                    engine_count(run, RACE_HANDLER, ev);
+                engine_count(run, RACE_HANDLER, ev,
+                             (uint64_t)(a_end - a) * (b_end - b));
             }
+        }
         i = i1;
         j = j1;
     }
@@ -699,14 +720,22 @@ static int by_begin(const void *x, const void *y, void *ctx)
     return a < b ? -1 : a > b;
 }
 
-static int by_object_then_id(const void *x, const void *y, void *ctx)
+/* Accesses of one thread by object, class (location, write), then input
+ * order. */
+static int by_object_class(const void *x, const void *y, void *ctx)
 {
     const trace *t = ctx;
     uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-    int32_t oa = t->events[a].object, ob = t->events[b].object;
-    if (oa != ob)
-        return oa < ob ? -1 : 1;
-    return a < b ? -1 : a > b;
+    const event *ea = &t->events[a], *eb = &t->events[b];
+    if (ea->object != eb->object)
+        return ea->object < eb->object ? -1 : 1;
+    uint32_t la = trace_loc_id(t, a), lb = trace_loc_id(t, b);
+    if (la != lb)
+        return la < lb ? -1 : 1;
+    if (ea->kind != eb->kind)
+        return ea->kind < eb->kind ? -1 : 1;
+    return ea->input_index < eb->input_index ? -1
+         : ea->input_index > eb->input_index;
 }
 
 /* The grid of thread `tid`: local numbers (local[h]) in begin order, their
@@ -753,7 +782,7 @@ static void build_grid(const engine_run *run, uint32_t tid, uint32_t *local,
     }
     for (uint32_t i = 0; i < g->n; i++)
         qsort_r(g->acc + g->acc_start[i], g->acc_start[i + 1] - g->acc_start[i],
-                sizeof *g->acc, by_object_then_id, (void *)t);
+                sizeof *g->acc, by_object_class, (void *)t);
     free(order);
     free(stack);
 }
@@ -768,22 +797,76 @@ static void free_grid(handler_grid *g)
     free(g->any);
 }
 
-static int by_thread(const void *x, const void *y, void *ctx)
+/* Stable counting sort of keys[0..n) by the field (key >> shift) & mask,
+ * whose values are below `range`, through tmp. */
+static void sort_by_field(uint64_t *keys, uint64_t *tmp, uint32_t n,
+                          unsigned shift, uint32_t range)
 {
-    const trace *t = ctx;
-    uint32_t a = t->handlers[((const uint32_t *)x)[0]].thread;
-    uint32_t b = t->handlers[((const uint32_t *)y)[0]].thread;
-    return a < b ? -1 : a > b;
+    uint32_t *start = xcalloc((size_t)range + 2, sizeof *start);
+    for (uint32_t k = 0; k < n; k++)
+        start[((keys[k] >> shift) & 0xffffffffu) + 1]++;
+    for (uint32_t v = 0; v < range; v++)
+        start[v + 1] += start[v];
+    for (uint32_t k = 0; k < n; k++)
+        tmp[start[(keys[k] >> shift) & 0xffffffffu]++] = keys[k];
+    memcpy(keys, tmp, (size_t)n * sizeof *keys);
+    free(start);
 }
 
-/* The handler races of every racing handler pair `proven` recorded. */
+/* The cells the racing pairs[0..n) of one thread cover.  As (p, q),
+ * p < q local numbers, sorted by q then p: a run of leaf handlers p, p+1,
+ * ... racing with one q covers [p1, p2) x [q, hi(q)) at once (cover_pair
+ * of a leaf p < q: neither is nested in the other). */
+static void cover_racing(handler_grid *g, const uint32_t (*pairs)[2],
+                         uint32_t n, const uint32_t *local)
+{
+    uint64_t *key = xmalloc_array((size_t)n + 1, sizeof *key);
+    uint64_t *tmp = xmalloc_array((size_t)n + 1, sizeof *tmp);
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t p = local[pairs[k][0]], q = local[pairs[k][1]];
+        key[k] = p < q ? (uint64_t)q << 32 | p : (uint64_t)p << 32 | q;
+    }
+    sort_by_field(key, tmp, n, 0, g->n);
+    sort_by_field(key, tmp, n, 32, g->n);
+    free(tmp);
+    for (uint32_t k = 0; k < n;) {
+        uint32_t q = (uint32_t)(key[k] >> 32), p = (uint32_t)key[k++];
+        if (g->hi[p] != p + 1) {
+            cover_pair(g, p, q);
+            continue;
+        }
+        uint32_t end = p + 1;
+        while (k < n && (uint32_t)(key[k] >> 32) == q && (uint32_t)key[k] == end &&
+               g->hi[end] == end + 1) {
+            end++;
+            k++;
+        }
+        add_rect(g, p, end, q, g->hi[q]);
+    }
+    free(key);
+}
+
+/* The handler races of every racing handler pair `proven` recorded,
+ * thread by thread. */
 static void handler_races(engine_run *run)
 {
     const trace *t = engine_trace(run);
     message_state *st = engine_state(run, RACE_MESSAGE);
     if (!st || !st->n_racing)
         return;
-    qsort_r(st->racing, st->n_racing, sizeof *st->racing, by_thread, (void *)t);
+    uint32_t *start = xcalloc((size_t)t->n_threads + 2, sizeof *start);
+    uint32_t (*by_thread)[2] = xmalloc_array((size_t)st->n_racing + 1,
+                                             sizeof *by_thread);
+    for (uint32_t k = 0; k < st->n_racing; k++)
+        start[t->handlers[st->racing[k][0]].thread + 1]++;
+    for (uint32_t th = 0; th < t->n_threads; th++)
+        start[th + 1] += start[th];
+    for (uint32_t k = 0; k < st->n_racing; k++) {
+        uint32_t th = t->handlers[st->racing[k][0]].thread;
+        memcpy(by_thread[start[th]++], st->racing[k], sizeof *by_thread);
+    }
+    free(st->racing); /* sorted by thread now */
+    st->racing = by_thread;
     uint32_t *local = xmalloc_array(t->n_handlers + 1, sizeof *local);
     for (uint32_t i = 0, j; i < st->n_racing && !engine_stopped(run); i = j) {
         uint32_t tid = t->handlers[st->racing[i][0]].thread;
@@ -791,11 +874,11 @@ static void handler_races(engine_run *run)
             j++;
         handler_grid g = {0};
         build_grid(run, tid, local, &g);
-        for (uint32_t k = i; k < j; k++)
-            cover_pair(&g, local[st->racing[k][0]], local[st->racing[k][1]]);
+        cover_racing(&g, st->racing + i, j - i, local);
         sweep(run, &g);
         free_grid(&g);
     }
+    free(start);
     free(local);
 }
 

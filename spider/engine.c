@@ -433,12 +433,13 @@ void *engine_state(const engine_run *run, race_kind kind)
     return run->state[kind];
 }
 
-void engine_count(engine_run *run, race_kind kind, const uint32_t *ev)
+void engine_count(engine_run *run, race_kind kind, const uint32_t *ev,
+                  uint64_t n)
 {
     uint32_t gi = group_of(run->g, analyses[kind], ev);
     offer_instance(run->g, gi, ev, 0, 1);
-    run->g->g[gi].count++;
-    run->r->summary.instances[kind]++;
+    run->g->g[gi].count += n;
+    run->r->summary.instances[kind] += n;
 }
 
 int engine_stopped(const engine_run *run)

@@ -155,8 +155,10 @@ void engine_record_sat(engine_run *run, race_kind kind, uint32_t group,
  * analysis checks it and stops (the report is then partial). */
 int engine_stopped(const engine_run *run);
 
-/* Counts an instance that holds without a query (handler races). */
-void engine_count(engine_run *run, race_kind kind, const uint32_t *ev);
+/* Counts an instance that holds without a query (handler races); n of
+ * one group at once, ev the least of them (the group shows its least). */
+void engine_count(engine_run *run, race_kind kind, const uint32_t *ev,
+                  uint64_t n);
 
 /* An event as the report shows it (strings copied: the report frees them
  * with the group); context is NULL.  Allocation failure ends the run. */
