@@ -37,7 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { BATCH_CHAINS = 64 };
+enum { BATCH_CHAINS = 128 };
 
 typedef struct graph {
     uint32_t *start;     /* in-edges of dense event i: src[start[i]..start[i+1]) */
@@ -527,14 +527,14 @@ static int merge_clock(const engine *e, clocks *vc, uint32_t p, uint32_t ch)
     }
     if (vc->cur_set[ch] == CLOCK_SHARED)
         own_clock(vc, ch);
-    int32_t *row = vc->cur + (size_t)ch * k;
-    const int32_t *from = vc->rows + (size_t)vc->row_of[p] * k;
+    int32_t *restrict row = vc->cur + (size_t)ch * k;
+    const int32_t *restrict from = vc->rows + (size_t)vc->row_of[p] * k;
     int grew = 0;
-    for (uint32_t c = 0; c < k; c++)
-        if (from[c] > row[c]) {
-            row[c] = from[c];
-            grew = 1;
-        }
+    for (uint32_t c = 0; c < k; c++) { /* branchless: the compiler vectorises it */
+        int32_t f = from[c], r = row[c];
+        grew |= f > r;
+        row[c] = f > r ? f : r;
+    }
     if (at != NO_FIX && (int32_t)e->pos[p] > row[at]) {
         row[at] = (int32_t)e->pos[p];
         grew = 1;
