@@ -34,7 +34,8 @@ LIB_SRC = traces/alloc.c traces/clock.c traces/text.c traces/trace_load.c traces
           encode/encode.c encode/encode_z3.c encode/encode_smt2.c encode/encode_slice.c encode/encode_query.c \
           spider/engine.c spider/engine_shortcut.c spider/engine_pool.c \
           spider/engine_witness.c spider/context.c \
-          spider/analysis_data.c spider/analysis_message.c spider/analysis_atomicity.c \
+          spider/analysis_data.c spider/analysis_message.c spider/analysis_handler.c \
+          spider/analysis_atomicity.c \
           spider/analysis_multivar.c spider/correlation.c \
           spider/report.c \
           spider/report_text.c spider/report_json.c spider/report_sarif.c \

@@ -12,6 +12,7 @@
  * a ∈ handler(m1), b ∈ handler(m2) to one variable, one a write; no query
  * of its own.
  */
+#include "analysis_handler.h"
 #include "engine.h"
 
 #include "../traces/alloc.h"
@@ -32,6 +33,7 @@ static int its_send(const trace *t, const hb_model *m, uint32_t rcv)
 typedef struct rcv_class rcv_class;
 typedef struct rcv_scratch {     /* count_thread's, kept from thread to thread */
     uint32_t *send, *pos, *member, *rmq;
+    uint32_t *run_end;           /* find_runs() */
     uint64_t *key;               /* per receive: its send in event order */
     rcv_class *cls;
     uint32_t cap, cls_cap;
@@ -40,8 +42,7 @@ typedef struct rcv_scratch {     /* count_thread's, kept from thread to thread *
 
 typedef struct message_state {
     int32_t *handler_of;             /* by RCV event: its handler, or NONE */
-    uint32_t (*racing)[2];           /* handler pairs, from `proven` */
-    uint32_t n_racing, racing_cap;
+    handler_races *hr;               /* the racing handler pairs found */
     /* from `generate` to generate_batch */
     uint32_t *threads, *batch_start; /* threads by batch */
     uint32_t *rcvs;                  /* a thread's receives ... */
@@ -52,6 +53,7 @@ typedef struct message_state {
 static void rcv_scratch_free(rcv_scratch *s)
 {
     free(s->send);
+    free(s->run_end);
     free(s->pos);
     free(s->member);
     free(s->rmq);
@@ -62,7 +64,7 @@ static void rcv_scratch_free(rcv_scratch *s)
 static void free_state(void *p)
 {
     message_state *st = p;
-    free(st->racing);
+    handler_races_free(st->hr);
     free(st->handler_of);
     free(st->threads);
     free(st->batch_start);
@@ -75,11 +77,8 @@ static void free_state(void *p)
 /* The messages of handlers h1 and h2 race: so may their accesses. */
 static void note_racing(message_state *st, int32_t h1, int32_t h2)
 {
-    if (h1 == NONE || h2 == NONE)
-        return;
-    ALLOC_GROW(st->racing, st->n_racing + 1, st->racing_cap);
-    st->racing[st->n_racing][0] = (uint32_t)h1;
-    st->racing[st->n_racing++][1] = (uint32_t)h2;
+    if (h1 != NONE && h2 != NONE)
+        handler_races_add(st->hr, (uint32_t)h1, (uint32_t)h2);
 }
 
 static int32_t *handlers_by_rcv(const trace *t)
@@ -234,6 +233,7 @@ static int build_rcv_classes(engine_run *run, const hb_order *o,
         s->cap = n + 1;
         s->send = xrealloc_array(s->send, s->cap, sizeof *s->send);
         s->pos = xrealloc_array(s->pos, s->cap, sizeof *s->pos);
+        s->run_end = xrealloc_array(s->run_end, s->cap, sizeof *s->run_end);
         s->member = xrealloc_array(s->member, s->cap, sizeof *s->member);
         s->key = xrealloc_array(s->key, s->cap, sizeof *s->key);
     }
@@ -333,11 +333,40 @@ static void rcv_sat(rcv_pair_ctx *p, const rcv_class *c, uint32_t lo,
     uint32_t ev[4] = {s->send[x], s->send[p->y], p->rcvs[x], p->rcvs[p->y]};
     engine_record_sat(p->run, RACE_MESSAGE,
                       engine_group(p->run, RACE_MESSAGE, ev), ev, 0, hi - lo);
-    int32_t hy = p->st->handler_of[p->rcvs[p->y]];
-    if (hy == NONE)
+}
+
+/* The handlers of the receives x in [a, b) race with y's (proven): a run
+ * of consecutive leaf handlers at once (run_end). */
+static void racing_range(rcv_pair_ctx *p, uint32_t a, uint32_t b)
+{
+    const int32_t *h = p->handler;
+    if (h[p->y] == NONE)
         return;
-    for (uint32_t k = lo; k < hi; k++) /* their handlers race (proven) */
-        note_racing(p->st, p->st->handler_of[p->rcvs[s->member[k]]], hy);
+    for (uint32_t x = a, e; x < b; x = e) {
+        e = p->s->run_end[x] < b ? p->s->run_end[x] : b;
+        if (h[x] == NONE)
+            continue;
+        uint32_t lo = handler_races_local(p->st->hr, (uint32_t)h[x]);
+        handler_races_add_run(p->st->hr, (uint32_t)h[p->y], lo, lo + (e - x));
+    }
+}
+
+/* run_end[x]: the end of the run of receives from x whose handlers are
+ * leaves numbered one after another (x + 1 when h[x] is none or holds
+ * another handler). */
+static void find_runs(const handler_races *hr, const int32_t *h, uint32_t n,
+                      uint32_t *run_end)
+{
+    for (uint32_t x = n; x-- > 0;) {
+        run_end[x] = x + 1;
+        if (h[x] == NONE || !handler_races_is_leaf(hr, (uint32_t)h[x]) ||
+            x + 1 >= n || h[x + 1] == NONE ||
+            !handler_races_is_leaf(hr, (uint32_t)h[x + 1]) ||
+            handler_races_local(hr, (uint32_t)h[x + 1]) !=
+                handler_races_local(hr, (uint32_t)h[x]) + 1)
+            continue;
+        run_end[x] = run_end[x + 1];
+    }
 }
 
 /* Every pair of the thread's receives rcvs[0..n) (on one chain), counted
@@ -354,6 +383,7 @@ static int count_thread(engine_run *run, hb_order *o, message_state *st,
         return 0;
     uint32_t chain = hb_order_chain(o, rcvs[0]);
     int witness = hb_order_witness(o);
+    find_runs(st->hr, handler, n, s->run_end);
     rcv_pair_ctx p = {.run = run, .st = st, .s = s, .rcvs = rcvs,
                       .handler = handler};
     for (uint32_t y = 1; y < n; y++) {
@@ -379,7 +409,11 @@ static int count_thread(engine_run *run, hb_order *o, message_state *st,
                 rcv_candidate(&p, s->member[m]);
             if (mr < end)
                 rcv_sat(&p, k, mr, end);
+            for (uint32_t m = mr; skip != NONE && m < end; m++) /* proven */
+                racing_range(&p, s->member[m], s->member[m] + 1);
         }
+        if (skip == NONE) /* every x in [k_r, y) races with y */
+            racing_range(&p, k_r, y);
     }
     if (p.unsat)
         engine_count_unsat(run, RACE_MESSAGE, p.unsat);
@@ -428,6 +462,7 @@ static void generate(engine_run *run)
     const trace *t = engine_trace(run);
     message_state *st = xcalloc(1, sizeof *st);
     st->handler_of = handlers_by_rcv(t);
+    st->hr = handler_races_new(t);
     engine_set_state(run, RACE_MESSAGE, st, free_state);
     st->rcvs = xmalloc_array(t->n_events + 1, sizeof *st->rcvs);
     st->handler = xmalloc_array(t->n_events + 1, sizeof *st->handler);
@@ -523,363 +558,12 @@ static void proven(engine_run *run, const candidate *c)
     note_racing(st, st->handler_of[c->ev[2]], st->handler_of[c->ev[3]]);
 }
 
-/* ---- handler races (SPEC §4) ---------------------------------------------
- *
- * For each message race that holds, every pair a ∈ handler(m1),
- * b ∈ handler(m2) of accesses to one variable, one a write.  A handler's
- * events include those of handlers nested in it, but when one of the two
- * handlers is nested in the other, the outer one's exclude the inner
- * one's; never an event with itself; each pair {a, b} once however many
- * racing message pairs lead to it.
- *
- * Pairing the events of every racing handler pair costs up to n^4 for n
- * nested handlers (each pair of accesses is found by ~n^2 handler pairs).
- * Instead, per thread: number its handlers in begin order, so that a
- * handler and those nested in it are an interval [lo, hi).  Let cell
- * (x, y) hold the pairs of accesses whose innermost handlers are x and y.
- * A racing pair (h, h') covers the cells [lo(h), hi(h)) × [lo(h'), hi(h'))
- * minus, when one is nested in the other, the inner one's interval on the
- * outer one's side.  A sweep over x with a segment tree counting how often
- * each y is covered visits each covered cell once, and a cell pairs the
- * accesses of x and y variable by variable: O(R log n + cells + pairs)
- * for R racing handler pairs.
- */
-
-typedef struct rect {
-    uint32_t x1, x2, y1, y2;         /* [x1, x2) × [y1, y2) */
-} rect;
-
-/* The handlers of one thread, in begin order, and their accesses. */
-typedef struct handler_grid {
-    uint32_t n;                      /* handlers of the thread */
-    uint32_t *hi;                    /* by local number: end of its interval */
-    uint32_t *acc_start;             /* n + 1: accesses of cell x */
-    uint32_t *acc;                   /* by cell, then variable, then id */
-    rect *r;
-    uint32_t n_rects, rects_cap;
-    int32_t *cover;                  /* segment tree: cover counts */
-    uint8_t *any;                    /* some y below the node is covered */
-} handler_grid;
-
-static void add_rect(handler_grid *g, uint32_t x1, uint32_t x2, uint32_t y1,
-                     uint32_t y2)
+/* Every handler race of the racing pairs found (proven_all). */
+static void handler_races_all(engine_run *run)
 {
-    if (x1 >= x2 || y1 >= y2)
-        return;
-    ALLOC_GROW(g->r, g->n_rects + 2, g->rects_cap);
-    g->r[g->n_rects++] = (rect){x1, x2, y1, y2};
-    g->r[g->n_rects++] = (rect){y1, y2, x1, x2}; /* the pair is unordered */
-}
-
-/* The cells a racing pair of handlers (local numbers p, q) covers. */
-static void cover_pair(handler_grid *g, uint32_t p, uint32_t q)
-{
-    uint32_t plo = p, phi = g->hi[p], qlo = q, qhi = g->hi[q];
-    if (qlo > plo && qhi <= phi) {          /* q nested in p */
-        add_rect(g, plo, qlo, qlo, qhi);
-        add_rect(g, qhi, phi, qlo, qhi);
-    } else if (plo > qlo && phi <= qhi) {   /* p nested in q */
-        add_rect(g, plo, phi, qlo, plo);
-        add_rect(g, plo, phi, phi, qhi);
-    } else {
-        add_rect(g, plo, phi, qlo, qhi);
-    }
-}
-
-static void tree_add(handler_grid *g, uint32_t node, uint32_t l, uint32_t r,
-                     uint32_t ql, uint32_t qr, int32_t d)
-{
-    if (qr <= l || r <= ql)
-        return;
-    if (ql <= l && r <= qr) {
-        g->cover[node] += d;
-    } else {
-        uint32_t m = l + (r - l) / 2;
-        tree_add(g, 2 * node, l, m, ql, qr, d);
-        tree_add(g, 2 * node + 1, m, r, ql, qr, d);
-    }
-    g->any[node] = g->cover[node] > 0 ||
-                   (r - l > 1 && (g->any[2 * node] || g->any[2 * node + 1]));
-}
-
-/* The end of the class (location, write) that starts at acc[i], within
- * acc[i..end). */
-static uint32_t class_end(const trace *t, const uint32_t *acc, uint32_t i,
-                          uint32_t end)
-{
-    const event *e = &t->events[acc[i]];
-    uint32_t k = i + 1;
-    while (k < end && trace_loc_id(t, acc[k]) == trace_loc_id(t, acc[i]) &&
-           t->events[acc[k]].kind == e->kind)
-        k++;
-    return k;
-}
-
-/* Counts the handler races of cell (x, y): accesses paired by variable,
- * class by class (location, write) at once.  A class pair's least
- * instance pairs the first of each (events of one thread, by input order:
- * build_grid), whichever way the group orients it. */
-static void pair_cell(engine_run *run, const handler_grid *g, uint32_t x,
-                      uint32_t y)
-{
-    const trace *t = engine_trace(run);
-    uint32_t i = g->acc_start[x], ie = g->acc_start[x + 1];
-    uint32_t j = g->acc_start[y], je = g->acc_start[y + 1];
-    while (i < ie && j < je) {
-        int32_t oi = t->events[g->acc[i]].object, oj = t->events[g->acc[j]].object;
-        if (oi != oj) {
-            if (oi < oj)
-                i++;
-            else
-                j++;
-            continue;
-        }
-        uint32_t i1 = i, j1 = j;
-        while (i1 < ie && t->events[g->acc[i1]].object == oi)
-            i1++;
-        while (j1 < je && t->events[g->acc[j1]].object == oi)
-            j1++;
-        for (uint32_t a = i, a_end; a < i1; a = a_end) {
-            a_end = class_end(t, g->acc, a, i1);
-            int a_write = t->events[g->acc[a]].kind == EV_WRITE;
-            for (uint32_t b = j, b_end; b < j1; b = b_end) {
-                b_end = class_end(t, g->acc, b, j1);
-                if (!a_write && t->events[g->acc[b]].kind != EV_WRITE)
-                    continue;
-                uint32_t ev[2] = {g->acc[a], g->acc[b]};
-                engine_count(run, RACE_HANDLER, ev,
-                             (uint64_t)(a_end - a) * (b_end - b));
-            }
-        }
-        i = i1;
-        j = j1;
-    }
-}
-
-/* Every covered cell (x, y > x) once, under the tree's node [l, r). */
-static void visit_row(engine_run *run, const handler_grid *g, uint32_t x,
-                      uint32_t node, uint32_t l, uint32_t r)
-{
-    if (!g->any[node] || r <= x + 1)
-        return;
-    if (g->cover[node] > 0) {
-        for (uint32_t y = l > x + 1 ? l : x + 1; y < r; y++)
-            if (g->acc_start[y] < g->acc_start[y + 1])
-                pair_cell(run, g, x, y);
-        return;
-    }
-    uint32_t m = l + (r - l) / 2;
-    visit_row(run, g, x, 2 * node, l, m);
-    visit_row(run, g, x, 2 * node + 1, m, r);
-}
-
-/* The rectangles by x1 (by_end 0) or x2, keys in [0, n]: a counting sort,
- * linear (8 M pairs of racing messages took a qsort seconds, and a SIGTERM
- * waited for it).  Returns a new array; the caller frees it. */
-static rect *sorted_rects(const rect *r, uint32_t n_rects, uint32_t n,
-                          int by_end)
-{
-    uint32_t *start = xcalloc((size_t)n + 2, sizeof *start);
-    rect *out = xmalloc_array((size_t)n_rects + 1, sizeof *out);
-    for (uint32_t i = 0; i < n_rects; i++)
-        start[(by_end ? r[i].x2 : r[i].x1) + 1]++;
-    for (uint32_t k = 0; k <= n; k++)
-        start[k + 1] += start[k];
-    for (uint32_t i = 0; i < n_rects; i++)
-        out[start[by_end ? r[i].x2 : r[i].x1]++] = r[i];
-    free(start);
-    return out;
-}
-
-/* Sweeps x over the grid; stops early when the run is stopped. */
-static void sweep(engine_run *run, handler_grid *g)
-{
-    rect *ends = sorted_rects(g->r, g->n_rects, g->n, 1);
-    rect *starts = sorted_rects(g->r, g->n_rects, g->n, 0);
-    free(g->r);
-    g->r = starts;
-    g->cover = xcalloc(4 * (size_t)g->n + 4, sizeof *g->cover);
-    g->any = xcalloc(4 * (size_t)g->n + 4, 1);
-    uint32_t s = 0, e = 0;
-    for (uint32_t x = 0; x < g->n && !engine_stopped(run); x++) {
-        for (; e < g->n_rects && ends[e].x2 <= x; e++)
-            tree_add(g, 1, 0, g->n, ends[e].y1, ends[e].y2, -1);
-        for (; s < g->n_rects && g->r[s].x1 <= x; s++)
-            tree_add(g, 1, 0, g->n, g->r[s].y1, g->r[s].y2, +1);
-        if (g->acc_start[x] < g->acc_start[x + 1])
-            visit_row(run, g, x, 1, 0, g->n);
-    }
-    free(ends);
-}
-
-static int by_begin(const void *x, const void *y, void *ctx)
-{
-    const trace *t = ctx;
-    uint32_t a = t->events[t->handlers[*(const uint32_t *)x].begin].pos;
-    uint32_t b = t->events[t->handlers[*(const uint32_t *)y].begin].pos;
-    return a < b ? -1 : a > b;
-}
-
-/* Accesses of one thread by object, class (location, write), then input
- * order. */
-static int by_object_class(const void *x, const void *y, void *ctx)
-{
-    const trace *t = ctx;
-    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-    const event *ea = &t->events[a], *eb = &t->events[b];
-    if (ea->object != eb->object)
-        return ea->object < eb->object ? -1 : 1;
-    uint32_t la = trace_loc_id(t, a), lb = trace_loc_id(t, b);
-    if (la != lb)
-        return la < lb ? -1 : 1;
-    if (ea->kind != eb->kind)
-        return ea->kind < eb->kind ? -1 : 1;
-    return ea->input_index < eb->input_index ? -1
-         : ea->input_index > eb->input_index;
-}
-
-/* The grid of thread `tid`: local numbers (local[h]) in begin order, their
- * intervals, and the kept accesses of each handler. */
-static void build_grid(const engine_run *run, uint32_t tid, uint32_t *local,
-                       handler_grid *g)
-{
-    const trace *t = engine_trace(run);
-    const hb_model *m = engine_model(run);
-    const thread_info *th = &t->threads[tid];
-    uint32_t *order = xmalloc_array(t->n_handlers + 1, sizeof *order);
-    uint32_t *stack = xmalloc_array(t->n_handlers + 1, sizeof *stack), depth = 0;
-    g->n = 0;
-    for (uint32_t h = 0; h < t->n_handlers; h++)
-        if (t->handlers[h].thread == tid)
-            order[g->n++] = h;
-    g->hi = xmalloc_array(g->n + 1, sizeof *g->hi);
-    g->acc_start = xcalloc(g->n + 2, sizeof *g->acc_start);
-    qsort_r(order, g->n, sizeof *order, by_begin, (void *)t);
-    for (uint32_t i = 0; i < g->n; i++) {
-        local[order[i]] = i;
-        uint32_t begin = t->events[t->handlers[order[i]].begin].pos;
-        while (depth && t->events[t->handlers[order[stack[depth - 1]]].last].pos < begin)
-            g->hi[stack[--depth]] = i;
-        stack[depth++] = i;
-    }
-    while (depth)
-        g->hi[stack[--depth]] = g->n;
-    uint32_t n_acc = 0;
-    for (uint32_t k = 0; k < th->n_events; k++) {
-        const event *e = &t->events[th->events[k]];
-        if (e->handler != NONE && m->kept[th->events[k]] && event_is_access(e)) {
-            g->acc_start[local[e->handler] + 2]++;
-            n_acc++;
-        }
-    }
-    for (uint32_t i = 0; i < g->n; i++)
-        g->acc_start[i + 2] += g->acc_start[i + 1];
-    g->acc = xmalloc_array(n_acc + 1, sizeof *g->acc);
-    for (uint32_t k = 0; k < th->n_events; k++) {
-        const event *e = &t->events[th->events[k]];
-        if (e->handler != NONE && m->kept[th->events[k]] && event_is_access(e))
-            g->acc[g->acc_start[local[e->handler] + 1]++] = th->events[k];
-    }
-    for (uint32_t i = 0; i < g->n; i++)
-        qsort_r(g->acc + g->acc_start[i], g->acc_start[i + 1] - g->acc_start[i],
-                sizeof *g->acc, by_object_class, (void *)t);
-    free(order);
-    free(stack);
-}
-
-static void free_grid(handler_grid *g)
-{
-    free(g->hi);
-    free(g->acc_start);
-    free(g->acc);
-    free(g->r);
-    free(g->cover);
-    free(g->any);
-}
-
-/* Stable counting sort of keys[0..n) by the field (key >> shift) & mask,
- * whose values are below `range`, through tmp. */
-static void sort_by_field(uint64_t *keys, uint64_t *tmp, uint32_t n,
-                          unsigned shift, uint32_t range)
-{
-    uint32_t *start = xcalloc((size_t)range + 2, sizeof *start);
-    for (uint32_t k = 0; k < n; k++)
-        start[((keys[k] >> shift) & 0xffffffffu) + 1]++;
-    for (uint32_t v = 0; v < range; v++)
-        start[v + 1] += start[v];
-    for (uint32_t k = 0; k < n; k++)
-        tmp[start[(keys[k] >> shift) & 0xffffffffu]++] = keys[k];
-    memcpy(keys, tmp, (size_t)n * sizeof *keys);
-    free(start);
-}
-
-/* The cells the racing pairs[0..n) of one thread cover.  As (p, q),
- * p < q local numbers, sorted by q then p: a run of leaf handlers p, p+1,
- * ... racing with one q covers [p1, p2) x [q, hi(q)) at once (cover_pair
- * of a leaf p < q: neither is nested in the other). */
-static void cover_racing(handler_grid *g, const uint32_t (*pairs)[2],
-                         uint32_t n, const uint32_t *local)
-{
-    uint64_t *key = xmalloc_array((size_t)n + 1, sizeof *key);
-    uint64_t *tmp = xmalloc_array((size_t)n + 1, sizeof *tmp);
-    for (uint32_t k = 0; k < n; k++) {
-        uint32_t p = local[pairs[k][0]], q = local[pairs[k][1]];
-        key[k] = p < q ? (uint64_t)q << 32 | p : (uint64_t)p << 32 | q;
-    }
-    sort_by_field(key, tmp, n, 0, g->n);
-    sort_by_field(key, tmp, n, 32, g->n);
-    free(tmp);
-    for (uint32_t k = 0; k < n;) {
-        uint32_t q = (uint32_t)(key[k] >> 32), p = (uint32_t)key[k++];
-        if (g->hi[p] != p + 1) {
-            cover_pair(g, p, q);
-            continue;
-        }
-        uint32_t end = p + 1;
-        while (k < n && (uint32_t)(key[k] >> 32) == q && (uint32_t)key[k] == end &&
-               g->hi[end] == end + 1) {
-            end++;
-            k++;
-        }
-        add_rect(g, p, end, q, g->hi[q]);
-    }
-    free(key);
-}
-
-/* The handler races of every racing handler pair `proven` recorded,
- * thread by thread. */
-static void handler_races(engine_run *run)
-{
-    const trace *t = engine_trace(run);
     message_state *st = engine_state(run, RACE_MESSAGE);
-    if (!st || !st->n_racing)
-        return;
-    uint32_t *start = xcalloc((size_t)t->n_threads + 2, sizeof *start);
-    uint32_t (*by_thread)[2] = xmalloc_array((size_t)st->n_racing + 1,
-                                             sizeof *by_thread);
-    for (uint32_t k = 0; k < st->n_racing; k++)
-        start[t->handlers[st->racing[k][0]].thread + 1]++;
-    for (uint32_t th = 0; th < t->n_threads; th++)
-        start[th + 1] += start[th];
-    for (uint32_t k = 0; k < st->n_racing; k++) {
-        uint32_t th = t->handlers[st->racing[k][0]].thread;
-        memcpy(by_thread[start[th]++], st->racing[k], sizeof *by_thread);
-    }
-    free(st->racing); /* sorted by thread now */
-    st->racing = by_thread;
-    uint32_t *local = xmalloc_array(t->n_handlers + 1, sizeof *local);
-    for (uint32_t i = 0, j; i < st->n_racing && !engine_stopped(run); i = j) {
-        uint32_t tid = t->handlers[st->racing[i][0]].thread;
-        for (j = i; j < st->n_racing && t->handlers[st->racing[j][0]].thread == tid;)
-            j++;
-        handler_grid g = {0};
-        build_grid(run, tid, local, &g);
-        cover_racing(&g, st->racing + i, j - i, local);
-        sweep(run, &g);
-        free_grid(&g);
-    }
-    free(start);
-    free(local);
+    if (st)
+        handler_races_count(run, st->hr);
 }
 
 const analysis analysis_message = {
@@ -887,7 +571,7 @@ const analysis analysis_message = {
     .n_queries = 1, .n_located = 2, .n_shown = 4, .symmetric = 1,
     .enabled = enabled, .generate = generate,
     .generate_batch = generate_batch, .query = query, .proven = proven,
-    .proven_all = handler_races, .witness_queries = message_witness,
+    .proven_all = handler_races_all, .witness_queries = message_witness,
 };
 
 /* Handler races are counted by message races' `proven`; no candidates. */
