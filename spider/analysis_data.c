@@ -333,9 +333,10 @@ static void guarded_pairs(engine_run *run, const uint32_t *acc, uint32_t i,
  * counted (UNSAT), and between them lies the window of pairs U leaves
  * unordered; inside it, R's window (R holds U) of pairs that can happen at
  * once (SAT, R a witness), unless their locks meet (UNSAT): the verdicts
- * the shortcuts give pair by pair (decide_pair), counted per class of b
- * (location, write, locks held), the least instance of each count offered
- * to its group.  Only the pairs in U's window but not R's are listed, for
+ * the shortcuts give pair by pair (decide_pair), counted per group of b
+ * holding one lockset (UNSAT whole when it meets a's), then per class
+ * (location, write), the least instance of each count offered to its
+ * group.  Only the pairs in U's window but not R's are listed, for
  * Z3.  A variable whose chain order runs against the input order
  * (--order=timestamp) is paired as before: a window's first access must
  * be its least. */
@@ -347,25 +348,36 @@ typedef struct access_item {
 
 typedef struct access_class {
     uint32_t from, to;       /* members: member[from..to), ascending */
-    uint32_t set;
     uint8_t write;
 } access_class;
+
+/* The accesses of a run that hold one lockset: all of them and the
+ * writes, and their classes.  Whether a's locks meet them is asked once
+ * per group (200,000 writes under one lock, each at its own location,
+ * are one group of 200,000 classes). */
+typedef struct lock_group {
+    uint32_t set;
+    uint32_t all_from, all_to;       /* positions in the run: group_pos[] */
+    uint32_t w_from, w_to;           /* the writes' positions: group_pos[] */
+    uint32_t cls_from, cls_to;
+} lock_group;
 
 typedef struct chain_run {   /* a variable's accesses on one chain */
     uint32_t from, to;       /* items */
     uint32_t chain, thread;
-    uint32_t cls_from, cls_to;
-    uint32_t writes;
+    uint32_t grp_from, grp_to;
 } chain_run;
 
 typedef struct interval_scratch {
     access_item *item;
     uint32_t *member;        /* per class: positions of items in the run */
+    uint32_t *group_pos;     /* per group: positions, all then writes */
     int32_t *last_u, *last_r; /* per item of B: A's last access reaching it */
     access_class *cls;
+    lock_group *grp;
     chain_run *runs;
     uint32_t *locks;
-    uint32_t cap, cls_cap, runs_cap, locks_cap;
+    uint32_t cap, cls_cap, grp_cap, runs_cap, locks_cap;
     locksets ls;             /* by hb_order_locks: what lock exclusion reads */
 } interval_scratch;
 
@@ -373,9 +385,11 @@ static void scratch_free(interval_scratch *s)
 {
     free(s->item);
     free(s->member);
+    free(s->group_pos);
     free(s->last_u);
     free(s->last_r);
     free(s->cls);
+    free(s->grp);
     free(s->runs);
     free(s->locks);
     locksets_free(&s->ls);
@@ -388,6 +402,7 @@ static void scratch_grow(interval_scratch *s, uint32_t n)
     uint32_t cap = n > 2 * s->cap ? n : 2 * s->cap;
     s->item = xrealloc_array(s->item, cap, sizeof *s->item);
     s->member = xrealloc_array(s->member, cap, sizeof *s->member);
+    s->group_pos = xrealloc_array(s->group_pos, 2 * (size_t)cap, sizeof *s->group_pos);
     s->last_u = xrealloc_array(s->last_u, cap, sizeof *s->last_u);
     s->last_r = xrealloc_array(s->last_r, cap, sizeof *s->last_r);
     s->cap = cap;
@@ -419,12 +434,14 @@ typedef struct class_ctx {
     const access_item *item;
 } class_ctx;
 
-/* Items (by index) by class: location, write, lockset; then place. */
+/* Items (by index) by lockset, then class (location, write), then place. */
 static int by_class(const void *x, const void *y, void *ctx)
 {
     const class_ctx *c = ctx;
     const access_item *a = &c->item[*(const uint32_t *)x];
     const access_item *b = &c->item[*(const uint32_t *)y];
+    if (a->set != b->set)
+        return a->set < b->set ? -1 : 1;
     uint32_t la = trace_loc_id(c->t, a->ev), lb = trace_loc_id(c->t, b->ev);
     if (la != lb)
         return la < lb ? -1 : 1;
@@ -432,38 +449,60 @@ static int by_class(const void *x, const void *y, void *ctx)
     int wb = c->t->events[b->ev].kind == EV_WRITE;
     if (wa != wb)
         return wa < wb ? -1 : 1;
-    if (a->set != b->set)
-        return a->set < b->set ? -1 : 1;
     return a < b ? -1 : a > b;
 }
 
-/* The classes of run r: its items' indices sorted by class, then cut. */
+/* The lock groups and classes of run r: its items' indices sorted by
+ * class, then cut. */
 static void build_classes(const trace *t, interval_scratch *s, chain_run *r,
-                          uint32_t *n_cls)
+                          uint32_t *n_cls, uint32_t *n_grp)
 {
     uint32_t n = r->to - r->from;
     for (uint32_t k = 0; k < n; k++)
         s->member[r->from + k] = r->from + k;
     class_ctx ctx = {t, s->item};
     qsort_r(s->member + r->from, n, sizeof *s->member, by_class, &ctx);
-    r->cls_from = *n_cls;
+    r->grp_from = *n_grp;
     for (uint32_t k = r->from; k < r->to; k++) {
         const access_item *it = &s->item[s->member[k]];
         int write = t->events[it->ev].kind == EV_WRITE;
-        access_class *last = *n_cls > r->cls_from ? &s->cls[*n_cls - 1] : NULL;
+        if (*n_grp == r->grp_from || s->grp[*n_grp - 1].set != it->set) {
+            ALLOC_GROW(s->grp, *n_grp + 1, s->grp_cap);
+            s->grp[(*n_grp)++] = (lock_group){.set = it->set,
+                                              .cls_from = *n_cls,
+                                              .cls_to = *n_cls};
+        }
+        lock_group *g = &s->grp[*n_grp - 1];
+        access_class *last = *n_cls > g->cls_from ? &s->cls[*n_cls - 1] : NULL;
         if (!last || trace_loc_id(t, s->item[s->member[last->from]].ev) !=
                          trace_loc_id(t, it->ev) ||
-            last->write != write || last->set != it->set) {
+            last->write != write) {
             ALLOC_GROW(s->cls, *n_cls + 1, s->cls_cap);
-            s->cls[(*n_cls)++] = (access_class){k, k, it->set, (uint8_t)write};
+            s->cls[(*n_cls)++] = (access_class){k, k, (uint8_t)write};
             last = &s->cls[*n_cls - 1];
         }
         last->to = k + 1;
+        g->cls_to = *n_cls;
     }
-    r->cls_to = *n_cls;
+    r->grp_to = *n_grp;
     /* members as positions in the run's items, ascending in each class */
     for (uint32_t k = r->from; k < r->to; k++)
         s->member[k] -= r->from;
+    /* each group's positions, all then the writes, ascending */
+    uint32_t at = 2 * r->from;
+    for (uint32_t g = r->grp_from; g < r->grp_to; g++) {
+        lock_group *gr = &s->grp[g];
+        uint32_t first = s->cls[gr->cls_from].from, last = s->cls[gr->cls_to - 1].to;
+        gr->all_from = at;
+        memcpy(s->group_pos + at, s->member + first, (last - first) * sizeof *s->member);
+        gr->all_to = at + (last - first);
+        qsort(s->group_pos + gr->all_from, last - first, sizeof *s->group_pos, cmp_u32);
+        gr->w_from = gr->w_to = gr->all_to;
+        for (uint32_t k = gr->all_from; k < gr->all_to; k++)
+            if (t->events[s->item[r->from + s->group_pos[k]].ev].kind == EV_WRITE)
+                s->group_pos[gr->w_to++] = s->group_pos[k];
+        at = gr->w_to;
+    }
 }
 
 /* The variable's items by chain and position, with their locksets, cut
@@ -485,21 +524,20 @@ static int build_runs(const trace *t, const hb_order *o, const uint32_t *acc,
                                    acc[i], set};
     }
     qsort(s->item, n, sizeof *s->item, by_place);
-    uint32_t runs = 0, n_cls = 0;
+    uint32_t runs = 0, n_cls = 0, n_grp = 0;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t chain = (uint32_t)(s->item[i].place >> 32);
         const event *e = &t->events[s->item[i].ev];
         if (!runs || s->runs[runs - 1].chain != chain) {
             ALLOC_GROW(s->runs, runs + 1, s->runs_cap);
-            s->runs[runs++] = (chain_run){i, i, chain, e->thread, 0, 0, 0};
+            s->runs[runs++] = (chain_run){i, i, chain, e->thread, 0, 0};
         } else if (t->events[s->item[i - 1].ev].input_index >= e->input_index) {
             return 0;
         }
         s->runs[runs - 1].to = i + 1;
-        s->runs[runs - 1].writes += e->kind == EV_WRITE;
     }
     for (uint32_t r = 0; r < runs; r++)
-        build_classes(t, s, &s->runs[r], &n_cls);
+        build_classes(t, s, &s->runs[r], &n_cls, &n_grp);
     *n_runs = runs;
     return 1;
 }
@@ -525,48 +563,34 @@ static void add_unknown(engine_run *run, uint32_t a, uint32_t b)
     engine_add(run, RACE_DATA, ev, 0, 1);
 }
 
-/* The pairs of a with B's items at positions [lo, hi) of the run, one by
- * one (a short window). */
-static void pair_window(pair_ctx *p, const window *w)
+/* The pairs of a with group g's accesses in U's window, one by one (a
+ * short window): positions pos[lo..hi). */
+static void pair_window(pair_ctx *p, const window *w, const uint32_t *pos,
+                        uint32_t lo, uint32_t hi)
 {
-    const trace *t = engine_trace(p->run);
-    uint32_t conflicting = p->a_write ? p->b->to - p->b->from : p->b->writes;
-    uint32_t inside = 0;
-    for (uint32_t j = w->lo_u; j < w->hi_u; j++) {
-        const access_item *it = &p->s->item[p->b->from + j];
-        if (!p->a_write && t->events[it->ev].kind != EV_WRITE)
-            continue;
-        inside++;
-        if (sets_meet(&p->s->ls, p->a_set, it->set)) {
-            p->unsat++;
-        } else if (j >= w->lo_r && j < w->hi_r) {
-            uint32_t ev[2] = {p->a, it->ev};
+    for (uint32_t k = lo; k < hi; k++) {
+        uint32_t j = pos[k], b = p->s->item[p->b->from + j].ev;
+        if (j >= w->lo_r && j < w->hi_r) {
+            uint32_t ev[2] = {p->a, b};
             engine_record_sat(p->run, RACE_DATA,
                               engine_group(p->run, RACE_DATA, ev), ev, 0, 1);
         } else {
-            add_unknown(p->run, p->a, it->ev);
+            add_unknown(p->run, p->a, b);
         }
     }
-    p->unsat += conflicting - inside;
 }
 
-/* The same, class by class of B: counts and one instance per class. */
-static void pair_classes(pair_ctx *p, const window *w)
+/* The same, class by class of group g: counts and one instance per
+ * class. */
+static void pair_classes(pair_ctx *p, const window *w, const lock_group *g)
 {
     const interval_scratch *s = p->s;
-    for (uint32_t c = p->b->cls_from; c < p->b->cls_to; c++) {
+    for (uint32_t c = g->cls_from; c < g->cls_to; c++) {
         const access_class *k = &s->cls[c];
         if (!p->a_write && !k->write)
             continue;
         uint32_t ulo = lower_bound(s->member, k->from, k->to, w->lo_u);
         uint32_t uhi = lower_bound(s->member, ulo, k->to, w->hi_u);
-        p->unsat += (k->to - k->from) - (uhi - ulo);
-        if (ulo == uhi)
-            continue;
-        if (sets_meet(&s->ls, p->a_set, k->set)) {
-            p->unsat += uhi - ulo;
-            continue;
-        }
         uint32_t rlo = lower_bound(s->member, ulo, uhi, w->lo_r);
         uint32_t rhi = lower_bound(s->member, rlo, uhi, w->hi_r);
         if (rlo < rhi) { /* the least instance: the window's first */
@@ -579,6 +603,30 @@ static void pair_classes(pair_ctx *p, const window *w)
             add_unknown(p->run, p->a, s->item[p->b->from + s->member[m]].ev);
         for (uint32_t m = rhi; m < uhi; m++)
             add_unknown(p->run, p->a, s->item[p->b->from + s->member[m]].ev);
+    }
+}
+
+/* The pairs of a with B's accesses, lock group by lock group: those U
+ * orders and, when the locks meet, all the window's are UNSAT at once. */
+static void pair_groups(pair_ctx *p, const window *w)
+{
+    const interval_scratch *s = p->s;
+    for (uint32_t gi = p->b->grp_from; gi < p->b->grp_to; gi++) {
+        const lock_group *g = &s->grp[gi];
+        /* the conflicting ones: all when a writes, else the writes */
+        uint32_t from = p->a_write ? g->all_from : g->w_from;
+        uint32_t to = p->a_write ? g->all_to : g->w_to;
+        uint32_t ulo = lower_bound(s->group_pos, from, to, w->lo_u);
+        uint32_t uhi = lower_bound(s->group_pos, ulo, to, w->hi_u);
+        p->unsat += (to - from) - (uhi - ulo);
+        if (ulo == uhi)
+            continue;
+        if (sets_meet(&s->ls, p->a_set, g->set))
+            p->unsat += uhi - ulo;
+        else if (uhi - ulo <= g->cls_to - g->cls_from)
+            pair_window(p, w, s->group_pos, ulo, uhi);
+        else
+            pair_classes(p, w, g);
     }
 }
 
@@ -620,10 +668,7 @@ static void pair_runs(engine_run *run, const hb_order *o, interval_scratch *s,
         p.a = a->ev;
         p.a_write = t->events[a->ev].kind == EV_WRITE;
         p.a_set = a->set;
-        if (here.hi_u - here.lo_u <= B->cls_to - B->cls_from)
-            pair_window(&p, &here);
-        else
-            pair_classes(&p, &here);
+        pair_groups(&p, &here);
     }
     if (p.unsat)
         engine_count_unsat(run, RACE_DATA, p.unsat);

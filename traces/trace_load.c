@@ -35,13 +35,21 @@ const char *event_kind_name(event_kind kind)
     return kind >= 1 && kind <= EV_KIND_MAX ? kind_names[kind] : "?";
 }
 
+/* Whether a and b are equal ignoring case, the first letters compared
+ * first (this runs once per event). */
+static int same_name(const char *a, const char *b)
+{
+    return tolower((unsigned char)a[0]) == tolower((unsigned char)b[0]) &&
+           strcasecmp(a, b) == 0;
+}
+
 static int kind_from_name(const char *s)
 {
     for (int k = 1; k <= EV_KIND_MAX; k++)
-        if (strcasecmp(s, kind_names[k]) == 0)
+        if (same_name(s, kind_names[k]))
             return k;
     for (size_t i = 0; i < sizeof kind_aliases / sizeof *kind_aliases; i++)
-        if (strcasecmp(s, kind_aliases[i].alias) == 0)
+        if (same_name(s, kind_aliases[i].alias))
             return kind_aliases[i].kind;
     return 0;
 }
@@ -350,14 +358,40 @@ static str_id intern_number(reader *r, const char *s, size_t n)
     return id;
 }
 
+/* The members an event may have, found in one pass over the object
+ * (cJSON_GetObjectItemCaseSensitive scans every member for each name:
+ * a tenth of the loading time).  Keys are unique (duplicate_key). */
+enum {
+    F_TYPE, F_THREAD, F_TIMESTAMP, F_SIZE, F_LOC, F_VARIABLE, F_CHILD,
+    F_MESSAGE, F_SRC, F_SRC_PORT, F_DST, F_DST_PORT, F_SOCKET_TYPE, F_COUNT
+};
+static const char *const field_names[F_COUNT] = {
+    "type", "thread", "timestamp", "size", "loc", "variable", "child",
+    "message", "src", "src_port", "dst", "dst_port", "socket_type"};
+
+typedef struct event_fields {
+    const cJSON *f[F_COUNT];         /* NULL: absent */
+} event_fields;
+
+static void find_fields(const cJSON *obj, event_fields *out)
+{
+    memset(out, 0, sizeof *out);
+    for (const cJSON *c = obj->child; c; c = c->next)
+        for (int i = 0; i < F_COUNT; i++)
+            if (c->string && c->string[0] == field_names[i][0] &&
+                strcmp(c->string, field_names[i]) == 0) {
+                out->f[i] = c;
+                break;
+            }
+}
+
 /* A string-or-number field as an interned string; STR_NONE if absent.
  * Numbers are read exactly from the text; with numeric_canonical, a string
  * written as a JSON number is that number ("16" is 16; "0x10", "016" and
  * "NaN" are strings).  Returns -1 when present with another type. */
-static int text_field(reader *r, const cJSON *obj, const char *key,
+static int text_field(reader *r, const cJSON *obj, const cJSON *f,
                       int numeric_canonical, str_id *out)
 {
-    const cJSON *f = cJSON_GetObjectItemCaseSensitive(obj, key);
     *out = STR_NONE;
     if (!f || cJSON_IsNull(f))
         return 0;
@@ -395,10 +429,9 @@ static int parse_int64(const char *s, size_t n, int64_t *out)
 
 /* An integer field given as a number or a numeric string; a number with
  * a fraction or an exponent (1e3) must be an integer in int64's range. */
-static int int_field(const reader *r, const cJSON *obj, const char *key,
+static int int_field(const reader *r, const cJSON *obj, const cJSON *f,
                      int64_t *out, int *present)
 {
-    const cJSON *f = cJSON_GetObjectItemCaseSensitive(obj, key);
     *present = 0;
     if (!f || cJSON_IsNull(f))
         return 0;
@@ -435,7 +468,10 @@ static const char *convert_event(reader *r, const cJSON *obj, event *e,
                                  char *why, size_t why_len)
 {
     trace *t = r->t;
-    const cJSON *type = cJSON_GetObjectItemCaseSensitive(obj, "type");
+    event_fields ef;
+    find_fields(obj, &ef);
+    const cJSON *const *f = ef.f;
+    const cJSON *type = f[F_TYPE];
     int kind = 0;
     if (!type)
         return "missing field \"type\"";
@@ -458,7 +494,7 @@ static const char *convert_event(reader *r, const cJSON *obj, event *e,
     }
     e->kind = (uint8_t)kind;
 
-    const cJSON *th = cJSON_GetObjectItemCaseSensitive(obj, "thread");
+    const cJSON *th = f[F_THREAD];
     if (!th)
         return "missing field \"thread\"";
     if (!cJSON_IsString(th) || !*th->valuestring)
@@ -467,25 +503,25 @@ static const char *convert_event(reader *r, const cJSON *obj, event *e,
 
     int present;
     e->timestamp = 0;
-    if (int_field(r, obj, "timestamp", &e->timestamp, &present))
+    if (int_field(r, obj, f[F_TIMESTAMP], &e->timestamp, &present))
         return "field \"timestamp\" must be an integer";
     e->size = -1;
-    if (int_field(r, obj, "size", &e->size, &present))
+    if (int_field(r, obj, f[F_SIZE], &e->size, &present))
         return "field \"size\" must be an integer";
     if (present && e->size < 0)
         return "field \"size\" must not be negative";
-    if (text_field(r, obj, "loc", 0, &e->loc))
+    if (text_field(r, obj, f[F_LOC], 0, &e->loc))
         return "field \"loc\" must be a string or a number";
 
     str_id var = STR_NONE, child = STR_NONE, msg = STR_NONE;
-    if (text_field(r, obj, "variable", 0, &var))
+    if (text_field(r, obj, f[F_VARIABLE], 0, &var))
         return "field \"variable\" must be a string or a number";
     if (needs_variable(kind) && var == STR_NONE) {
         snprintf(why, why_len, "missing field \"variable\" (needed by %s)",
                  kind_names[kind]);
         return why;
     }
-    const cJSON *ch = cJSON_GetObjectItemCaseSensitive(obj, "child");
+    const cJSON *ch = f[F_CHILD];
     if (kind == EV_CREATE || kind == EV_JOIN) {
         if (!ch) {
             snprintf(why, why_len, "missing field \"child\" (needed by %s)",
@@ -496,7 +532,7 @@ static const char *convert_event(reader *r, const cJSON *obj, event *e,
             return "field \"child\" must be a non-empty string";
         child = intern_str(t, ch->valuestring, strlen(ch->valuestring));
     }
-    if (text_field(r, obj, "message", 1, &msg))
+    if (text_field(r, obj, f[F_MESSAGE], 1, &msg))
         return "field \"message\" must be a string or a number";
 
     e->thread = intern_thread(t, thread_name);
@@ -512,14 +548,14 @@ static const char *convert_event(reader *r, const cJSON *obj, event *e,
         str_id parts[4];
         int have = 0;
         for (int i = 0; i < 4; i++) {
-            if (text_field(r, obj, names[i], 0, &parts[i])) {
+            if (text_field(r, obj, f[F_SRC + i], 0, &parts[i])) {
                 snprintf(why, why_len, "field \"%s\" must be a string or a "
                          "number", names[i]);
                 return why;
             }
             have += parts[i] != STR_NONE;
         }
-        const cJSON *st = cJSON_GetObjectItemCaseSensitive(obj, "socket_type");
+        const cJSON *st = f[F_SOCKET_TYPE];
         if (st && !cJSON_IsString(st) && !cJSON_IsNull(st))
             return "field \"socket_type\" must be a string";
         e->tcp = st && cJSON_IsString(st) && strcmp(st->valuestring, "TCP") == 0;
@@ -583,7 +619,9 @@ static const char *duplicate_key(const cJSON *obj)
         n++;
     if (n < 2)
         return NULL;
-    const char **keys = xmalloc_array(n, sizeof *keys);
+    enum { ON_STACK = 32 }; /* an event has about ten keys */
+    const char *stack[ON_STACK];
+    const char **keys = n <= ON_STACK ? stack : xmalloc_array(n, sizeof *keys);
     n = 0;
     for (const cJSON *c = obj->child; c; c = c->next)
         keys[n++] = c->string;
@@ -592,7 +630,8 @@ static const char *duplicate_key(const cJSON *obj)
     for (size_t i = 1; i < n && !dup; i++)
         if (strcmp(keys[i - 1], keys[i]) == 0)
             dup = keys[i];
-    free(keys);
+    if (keys != stack)
+        free(keys);
     return dup;
 }
 
