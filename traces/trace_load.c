@@ -98,6 +98,8 @@ void trace_warn(trace *t, const trace_options *opts, const char *fmt, ...)
 
 /* ---- reading one buffer ------------------------------------------------ */
 
+enum { MEMBER_SPANS = 32 };
+
 typedef struct reader {
     trace *t;
     const trace_options *opts;
@@ -113,6 +115,11 @@ typedef struct reader {
     /* After an error: where reading resumes under --lenient (NULL: at the
      * next object start after r->p, r->p being stray text). */
     const char *resume;
+    /* raw_member(): the members' text spans of the object at spans_of */
+    const char *spans_of, *spans_next;
+    const char *spans[MEMBER_SPANS][2];
+    size_t n_spans;
+    int has_cr;             /* the buffer holds a CR: advance_to looks */
 } reader;
 
 /* Whether s ends a line: LF, CR LF (at its LF), or a CR alone (old Mac
@@ -125,6 +132,17 @@ static int ends_line(const char *s, const char *end)
 /* Moves r->p to q, keeping line and line_start in step. */
 static void advance_to(reader *r, const char *q)
 {
+    if (!r->has_cr) { /* LF only: memchr finds them */
+        for (const char *s = r->p; s < q;) {
+            const char *nl = memchr(s, '\n', (size_t)(q - s));
+            if (!nl)
+                break;
+            r->line++;
+            r->line_start = s = nl + 1;
+        }
+        r->p = q;
+        return;
+    }
     for (const char *s = r->p; s < q; s++)
         if (ends_line(s, r->end)) {
             r->line++;
@@ -245,26 +263,40 @@ static const char *skip_blank(const char *q, const char *end)
 }
 
 /* The text [*vs, *ve) of member `item` of `obj`, whose text starts at
- * r->obj_text. */
-static void raw_member(const reader *r, const cJSON *obj, const cJSON *item,
+ * r->obj_text.  The spans of the first MEMBER_SPANS members are found in
+ * one pass and kept for the object (an event asks for up to four). */
+static void raw_member(reader *r, const cJSON *obj, const cJSON *item,
                        const char **vs, const char **ve)
 {
     size_t i = 0;
     for (const cJSON *c = obj->child; c && c != item; c = c->next)
         i++;
-    const char *q = skip_blank(r->obj_text, r->end) + 1, *end = r->end;
-    for (;; i--) {
+    if (r->spans_of != r->obj_text) { /* a new object: no span known */
+        r->spans_of = r->obj_text;
+        r->n_spans = 0;
+        r->spans_next = skip_blank(r->obj_text, r->end) + 1;
+    }
+    const char *q = r->spans_next, *end = r->end;
+    for (size_t k = r->n_spans; k <= i; k++) {
         int st;
         q = skip_blank(scan_string(skip_blank(q, end), end, &st), end) + 1;
         q = skip_blank(q, end);
         const char *v_end = skip_value(q, end);
-        if (i == 0) {
+        if (k < MEMBER_SPANS) {
+            r->spans[k][0] = q;
+            r->spans[k][1] = v_end;
+            r->n_spans = k + 1;
+            r->spans_next = skip_blank(v_end, end) + 1; /* past the ',' */
+        }
+        if (k == i) {
             *vs = q;
             *ve = v_end;
             return;
         }
-        q = skip_blank(v_end, end) + 1; /* past the ',' */
+        q = skip_blank(v_end, end) + 1;
     }
+    *vs = r->spans[i][0];
+    *ve = r->spans[i][1];
 }
 
 /* Whether s[0..n) is a JSON number: -?(0|[1-9]d*)(.d+)?([eE][+-]?d+)? */
@@ -429,7 +461,7 @@ static int parse_int64(const char *s, size_t n, int64_t *out)
 
 /* An integer field given as a number or a numeric string; a number with
  * a fraction or an exponent (1e3) must be an integer in int64's range. */
-static int int_field(const reader *r, const cJSON *obj, const cJSON *f,
+static int int_field(reader *r, const cJSON *obj, const cJSON *f,
                      int64_t *out, int *present)
 {
     *present = 0;
@@ -625,7 +657,17 @@ static const char *duplicate_key(const cJSON *obj)
     n = 0;
     for (const cJSON *c = obj->child; c; c = c->next)
         keys[n++] = c->string;
-    qsort(keys, n, sizeof *keys, cmp_str_ptrs);
+    if (keys == stack) { /* a few: insertion sort, no call per compare */
+        for (size_t i = 1; i < n; i++) {
+            const char *k = keys[i];
+            size_t j = i;
+            for (; j > 0 && strcmp(keys[j - 1], k) > 0; j--)
+                keys[j] = keys[j - 1];
+            keys[j] = k;
+        }
+    } else {
+        qsort(keys, n, sizeof *keys, cmp_str_ptrs);
+    }
     const char *dup = NULL;
     for (size_t i = 1; i < n && !dup; i++)
         if (strcmp(keys[i - 1], keys[i]) == 0)
@@ -1047,6 +1089,7 @@ static int load_bytes(load_state *ls, const char *name, const char *data,
         .start = data, .end = data + len, .p = data, .line = 1,
         .line_start = data, .events_cap = ls->events_cap,
         .err = ls->err, .err_len = ls->err_len};
+    r.has_cr = memchr(data, '\r', len) != NULL;
     const char *nul = memchr(data, '\0', len);
     int rc = nul ? fail_at(&r, nul, "NUL byte: this is not a JSON text file")
                  : read_buffer(&r);
