@@ -3,13 +3,21 @@
  */
 #include "alloc.h"
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 _Noreturn void alloc_fail(size_t bytes, const char *what)
 {
+    /* one message and one exit when threads (the loader's, the pool's)
+     * run out at once: exit() twice at the same time crashed */
+    static atomic_flag failing = ATOMIC_FLAG_INIT;
+    if (atomic_flag_test_and_set(&failing))
+        for (;;)
+            pause();
     if (bytes)
         fprintf(stderr, "spider: out of memory: %zu bytes for %s could not "
                 "be allocated\n", bytes, what ? what : "the analysis");

@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <strings.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -1175,6 +1176,235 @@ static int load_file(load_state *ls, const char *path)
     return rc;
 }
 
+/* ---- files in parallel ----------------------------------------------------
+ *
+ * The files of a directory (or consecutive file arguments) are read and
+ * converted by worker threads, each into a trace of its own, its warnings
+ * kept as printed; the loader merges them in order (interning their
+ * strings, threads, objects and channels again, and renumbering their
+ * events), prints their warnings, and stops at the first that failed: the
+ * same trace, messages and order as reading them one by one.  Workers stay
+ * at most LOAD_AHEAD files ahead of the merge. */
+
+enum { LOAD_AHEAD = 4 };
+
+typedef struct file_job {
+    const char *path;
+    int skip;                /* the same file as one before it */
+    int done, rc;
+    trace *part;
+    char err[1024];
+    char *warnings;          /* as printed, or NULL */
+    size_t warnings_len;
+} file_job;
+
+typedef struct file_pool {
+    const trace_options *opts;
+    file_job *jobs;
+    size_t n, next, merged;
+    int quit;
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+} file_pool;
+
+/* cJSON's allocations end the run when memory runs out, as ours do: a
+ * parse that could not allocate must not read as "invalid JSON" (a
+ * loader thread hits the limit first). */
+static void *json_malloc(size_t size)
+{
+    return xmalloc(size);
+}
+
+static void use_json_hooks(void)
+{
+    cJSON_Hooks hooks = {.malloc_fn = json_malloc, .free_fn = free};
+    cJSON_InitHooks(&hooks);
+}
+
+static unsigned online_cpus(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 8 ? 8 : (unsigned)n;
+}
+
+static void load_job(const trace_options *opts, file_job *job)
+{
+    trace_options own = *opts;
+    FILE *w = opts->warnings ? open_memstream(&job->warnings, &job->warnings_len)
+                             : NULL;
+    own.warnings = w; /* NULL: counted only, as opts says */
+    load_state sub = {.t = xcalloc(1, sizeof(trace)), .opts = &own,
+                      .err = job->err, .err_len = sizeof job->err};
+    job->rc = load_file(&sub, job->path);
+    if (w)
+        fclose(w);
+    free(sub.seen);
+    job->part = sub.t;
+}
+
+static void *file_worker(void *arg)
+{
+    file_pool *fp = arg;
+    pthread_mutex_lock(&fp->lock);
+    for (;;) {
+        while (!fp->quit && fp->next < fp->n && fp->next >= fp->merged + LOAD_AHEAD)
+            pthread_cond_wait(&fp->changed, &fp->lock);
+        if (fp->quit || fp->next >= fp->n)
+            break;
+        file_job *job = &fp->jobs[fp->next++];
+        pthread_mutex_unlock(&fp->lock);
+        if (!job->skip)
+            load_job(fp->opts, job);
+        pthread_mutex_lock(&fp->lock);
+        job->done = 1;
+        pthread_cond_broadcast(&fp->changed);
+    }
+    pthread_mutex_unlock(&fp->lock);
+    return NULL;
+}
+
+/* Appends part (one file's trace) to ls->t: its file, strings, threads,
+ * objects, channels and events, renumbered. */
+static void merge_part(load_state *ls, const trace *part)
+{
+    trace *t = ls->t;
+    uint32_t file = add_file(t, part->files[0], &ls->files_cap);
+    str_id *str = xmalloc_array((size_t)part->n_strings + 1, sizeof *str);
+    for (uint32_t i = 0; i < part->n_strings; i++)
+        str[i] = intern_str(t, part->strings[i], strlen(part->strings[i]));
+    uint32_t *thr = xmalloc_array((size_t)part->n_threads + 1, sizeof *thr);
+    for (uint32_t i = 0; i < part->n_threads; i++)
+        thr[i] = intern_thread(t, str[part->threads[i].name]);
+    uint32_t *obj = xmalloc_array((size_t)part->n_objects + 1, sizeof *obj);
+    for (uint32_t i = 0; i < part->n_objects; i++)
+        obj[i] = intern_object(t, str[part->objects[i].node],
+                               str[part->objects[i].name]);
+    uint32_t *chn = xmalloc_array((size_t)part->n_channels + 1, sizeof *chn);
+    for (uint32_t i = 0; i < part->n_channels; i++) {
+        const channel *c = &part->channels[i];
+        channel m = {str[c->src], str[c->src_port], str[c->dst], str[c->dst_port]};
+        chn[i] = intern_channel(t, &m);
+    }
+    if ((uint64_t)t->n_events + part->n_events >= UINT32_MAX - 1)
+        alloc_fail(0, "over 4 billion events");
+    ALLOC_GROW(t->events, t->n_events + part->n_events, ls->events_cap);
+    for (uint32_t i = 0; i < part->n_events; i++) {
+        event e = part->events[i];
+        e.thread = thr[e.thread];
+        e.file = file;
+        if (e.loc != STR_NONE)
+            e.loc = str[e.loc];
+        if (e.message != STR_NONE)
+            e.message = str[e.message];
+        if (e.object != NONE)
+            e.object = (int32_t)(needs_variable(e.kind) ? obj[e.object]
+                                 : e.kind == EV_CREATE || e.kind == EV_JOIN
+                                     ? thr[e.object] : chn[e.object]);
+        t->events[t->n_events++] = e;
+    }
+    for (int k = 0; k <= EV_KIND_MAX; k++)
+        t->stats.by_kind[k] += part->stats.by_kind[k];
+    t->stats.events_skipped += part->stats.events_skipped;
+    t->stats.truncated_files += part->stats.truncated_files;
+    t->stats.files_skipped += part->stats.files_skipped;
+    t->stats.interrupted |= part->stats.interrupted;
+    free(str);
+    free(thr);
+    free(obj);
+    free(chn);
+}
+
+/* Merges job i once it is done: 0, or TRACE_ERR with its message. */
+static int merge_job(load_state *ls, file_job *job)
+{
+    if (job->skip) { /* as load_file says it */
+        ls->t->stats.files_skipped++;
+        trace_warn(ls->t, ls->opts, "%s: this file was read already; its "
+                   "events are not read twice", job->path);
+        return TRACE_OK;
+    }
+    if (job->warnings_len && ls->opts->warnings)
+        fwrite(job->warnings, 1, job->warnings_len, ls->opts->warnings);
+    if (job->part)
+        ls->t->stats.warnings += job->part->stats.warnings;
+    if (job->rc != TRACE_OK) {
+        snprintf(ls->err, ls->err_len, "%s", job->err);
+        return TRACE_ERR;
+    }
+    if (job->part->n_files) /* opened and read */
+        merge_part(ls, job->part);
+    return TRACE_OK;
+}
+
+static void free_job(file_job *job)
+{
+    trace_free(job->part);
+    job->part = NULL;
+    free(job->warnings);
+    job->warnings = NULL;
+}
+
+/* Reads the regular files paths[0..n) in order, in parallel when there
+ * are several files and cores. */
+static int load_files(load_state *ls, char *const *paths, size_t n)
+{
+    unsigned workers = online_cpus();
+    if (n < 2 || workers < 2) {
+        int rc = TRACE_OK;
+        for (size_t i = 0; i < n && rc == TRACE_OK; i++)
+            rc = load_file(ls, paths[i]);
+        return rc;
+    }
+    file_pool fp = {.opts = ls->opts, .n = n};
+    fp.jobs = xcalloc(n, sizeof *fp.jobs);
+    for (size_t i = 0; i < n; i++) { /* the same file twice: in order */
+        struct stat st;
+        fp.jobs[i].path = paths[i];
+        fp.jobs[i].skip = stat(paths[i], &st) == 0 && seen_before(ls, &st);
+    }
+    pthread_mutex_init(&fp.lock, NULL);
+    pthread_cond_init(&fp.changed, NULL);
+    pthread_t threads[8];
+    unsigned started = 0;
+    pthread_attr_t attr; /* small stacks: the address space may be limited */
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, (size_t)1 << 20);
+    for (unsigned i = 0; i < workers && i < n; i++)
+        started += pthread_create(&threads[started], &attr, file_worker, &fp) == 0;
+    pthread_attr_destroy(&attr);
+    int rc = TRACE_OK;
+    for (size_t i = 0; i < n; i++) {
+        if (!started) { /* no thread: read it here */
+            if (!fp.jobs[i].skip)
+                load_job(ls->opts, &fp.jobs[i]);
+        } else {
+            pthread_mutex_lock(&fp.lock);
+            while (!fp.jobs[i].done)
+                pthread_cond_wait(&fp.changed, &fp.lock);
+            pthread_mutex_unlock(&fp.lock);
+        }
+        if (rc == TRACE_OK)
+            rc = merge_job(ls, &fp.jobs[i]);
+        free_job(&fp.jobs[i]);
+        pthread_mutex_lock(&fp.lock);
+        fp.merged = i + 1;
+        if (rc != TRACE_OK)
+            fp.quit = 1; /* the rest is not needed */
+        pthread_cond_broadcast(&fp.changed);
+        pthread_mutex_unlock(&fp.lock);
+        if (rc != TRACE_OK)
+            break;
+    }
+    for (unsigned i = 0; i < started; i++)
+        pthread_join(threads[i], NULL);
+    for (size_t i = 0; i < n; i++) /* those left when it stopped */
+        free_job(&fp.jobs[i]);
+    pthread_mutex_destroy(&fp.lock);
+    pthread_cond_destroy(&fp.changed);
+    free(fp.jobs);
+    return rc;
+}
+
 static int cmp_names(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -1228,11 +1458,10 @@ static int load_directory(load_state *ls, const char *path)
                  path);
         rc = TRACE_ERR;
     }
-    for (uint32_t i = 0; i < n; i++) {
-        if (rc == TRACE_OK)
-            rc = load_file(ls, names[i]);
+    if (rc == TRACE_OK)
+        rc = load_files(ls, names, n);
+    for (uint32_t i = 0; i < n; i++)
         free(names[i]);
-    }
     free(names);
     return rc;
 }
@@ -1262,6 +1491,8 @@ int trace_load(const char *const *paths, size_t n_paths,
                const trace_options *opts, trace **out, char *err,
                size_t err_len)
 {
+    static pthread_once_t hooks_once = PTHREAD_ONCE_INIT;
+    pthread_once(&hooks_once, use_json_hooks);
     load_state ls = {.t = xcalloc(1, sizeof(trace)), .opts = opts,
                      .err = err, .err_len = err_len};
     int rc = TRACE_OK;
