@@ -569,10 +569,40 @@ static uint32_t first_entry(const thread_classes *tc, const access_class *c,
     return a;
 }
 
+/* The handler races of handlers lo .. hi-1 with q entry by entry: for a
+ * short run whose variables have many classes (events without a location
+ * are a class each), cheaper than class by class. */
+static void count_entries(engine_run *run, const thread_classes *tc,
+                          uint32_t lo, uint32_t hi, uint32_t q)
+{
+    for (uint32_t k = tc->handler_start[q]; k < tc->handler_start[q + 1]; k++) {
+        const class_entry *b = &tc->entry[tc->by_handler[k]];
+        const access_class *cb = &tc->cls[b->cls];
+        for (uint32_t i = tc->handler_start[lo]; i < tc->handler_start[hi]; i++) {
+            const class_entry *a = &tc->entry[tc->by_handler[i]];
+            const access_class *ca = &tc->cls[a->cls];
+            if (ca->var_from != cb->var_from || (!ca->write && !cb->write))
+                continue;
+            uint32_t ev[2] = {a->first, b->first};
+            engine_count(run, RACE_HANDLER, ev, (uint64_t)a->count * b->count);
+        }
+    }
+}
+
 /* The handler races of one run: handlers lo .. hi-1 with q. */
 static void count_run(engine_run *run, const thread_classes *tc,
                       uint32_t lo, uint32_t hi, uint32_t q)
 {
+    uint64_t by_class = 0, by_entry = 0;
+    for (uint32_t k = tc->handler_start[q]; k < tc->handler_start[q + 1]; k++) {
+        const access_class *cb = &tc->cls[tc->entry[tc->by_handler[k]].cls];
+        by_class += cb->var_to - cb->var_from;
+        by_entry += tc->handler_start[hi] - tc->handler_start[lo];
+    }
+    if (by_entry < by_class) {
+        count_entries(run, tc, lo, hi, q);
+        return;
+    }
     for (uint32_t k = tc->handler_start[q]; k < tc->handler_start[q + 1]; k++) {
         const class_entry *b = &tc->entry[tc->by_handler[k]];
         const access_class *cb = &tc->cls[b->cls];

@@ -31,7 +31,9 @@ int handler_races_is_leaf(const handler_races *hr, uint32_t h);
 
 /* Handlers h1 and h2 (of one thread) race. */
 void handler_races_add(handler_races *hr, uint32_t h1, uint32_t h2);
-/* The leaf handlers numbered lo .. hi-1 in q's thread each race with q. */
+/* The handlers numbered lo .. hi-1 in q's thread each race with q: leaf
+ * handlers one after another (a single handler of any kind goes through
+ * handler_races_add). */
 void handler_races_add_run(handler_races *hr, uint32_t q, uint32_t lo,
                            uint32_t hi);
 

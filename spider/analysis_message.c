@@ -139,8 +139,8 @@ static void pairs_of_thread(engine_run *run, const uint32_t *rcvs, uint32_t n,
  * the one whose send s1 is least in event order (the group's order puts
  * s1 or s2 first; s2 is fixed), found by a range-minimum table per class.
  * Only the pairs between U's and R's prefixes are listed, for Z3.  A
- * thread whose receives lie on several chains (floating model, nested
- * handlers) or share a send is paired as before. */
+ * thread whose receives lie on several chains (the floating model, with
+ * receives inside handlers) or share a send is paired as before. */
 
 struct rcv_class {
     uint32_t from, to;       /* members: member[from..to), ascending x */

@@ -18,7 +18,8 @@
  * bug.
  *
  * Ownership: the engine owns candidates and groups; an analysis only adds
- * to them through engine_add() and engine_count().  Allocation failure
+ * to them through engine_add(), engine_record*() and engine_count().
+ * Allocation failure
  * ends the run (traces/alloc.h).
  */
 #ifndef SPIDER_ENGINE_H
@@ -47,8 +48,10 @@ typedef struct witness_query {
 
 /* An analysis.  `generate` adds candidates (and may count instances that
  * need no query); `query` gives the k-th query of a candidate; `proven`,
- * when set, is called for every candidate that holds, in candidate order,
- * and `proven_all`, when set, once after the last of them (message races
+ * when set, is called for every candidate (engine_add) that holds, in
+ * candidate order — not for instances an analysis counts itself
+ * (engine_record, engine_record_sat): it must note those on its own — and
+ * `proven_all`, when set, once after the last of them (message races
  * derive handler races there). */
 typedef struct analysis {
     race_kind kind;

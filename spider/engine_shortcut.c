@@ -112,13 +112,17 @@ static void build_chains(engine *e, handler_model hm)
     e->node_chains = xcalloc(e->n_nodes + 1, sizeof(uint32_t));
     for (uint32_t c = 0; c < e->n_chains; c++)
         e->node_chains[e->chain_node[c]]++;
-    /* batches of whole nodes */
+    /* batches of whole nodes, narrower (not below 64 chains) where the
+     * clocks of 128-chain batches would pass SHORTCUT_MAX_CELLS */
+    uint32_t width = BATCH_CHAINS;
+    while (width > 64 && (size_t)e->n_chains * width > SHORTCUT_MAX_CELLS)
+        width /= 2;
     e->node_batch = xmalloc(sizeof(uint32_t) * (e->n_nodes + 1));
     e->batch_chains = xcalloc(e->n_nodes + 1, sizeof(uint32_t));
     for (uint32_t v = 0; v < e->n_nodes; v++) {
         uint32_t b = e->n_batches ? e->n_batches - 1 : 0;
         if (!e->n_batches ||
-            e->batch_chains[b] + e->node_chains[v] > BATCH_CHAINS)
+            e->batch_chains[b] + e->node_chains[v] > width)
             b = e->n_batches++;
         e->node_batch[v] = b;
         e->batch_chains[b] += e->node_chains[v];

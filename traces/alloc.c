@@ -24,7 +24,8 @@ _Noreturn void alloc_fail(size_t bytes, const char *what)
     else /* the size is not known (a hash table growing) */
         fprintf(stderr, "spider: out of memory: %s could not be allocated\n",
                 what ? what : "the analysis");
-    exit(2);
+    fflush(stderr);
+    _exit(2); /* other threads may run on: no destructors under them */
 }
 
 void *xmalloc(size_t size)

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <strings.h>
 #include <pthread.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -1178,7 +1179,7 @@ static int load_file(load_state *ls, const char *path)
 
 /* ---- files in parallel ----------------------------------------------------
  *
- * The files of a directory (or consecutive file arguments) are read and
+ * The files of a directory are read and
  * converted by worker threads, each into a trace of its own, its warnings
  * kept as printed; the loader merges them in order (interning their
  * strings, threads, objects and channels again, and renumbering their
@@ -1193,13 +1194,14 @@ typedef struct file_job {
     int skip;                /* the same file as one before it */
     int done, rc;
     trace *part;
-    char err[1024];
+    char *err;               /* as large as the caller's buffer */
     char *warnings;          /* as printed, or NULL */
     size_t warnings_len;
 } file_job;
 
 typedef struct file_pool {
     const trace_options *opts;
+    size_t err_len;
     file_job *jobs;
     size_t n, next, merged;
     int quit;
@@ -1221,20 +1223,31 @@ static void use_json_hooks(void)
     cJSON_InitHooks(&hooks);
 }
 
-static unsigned online_cpus(void)
+/* Loader threads: one per core, but one in all under a small address
+ * space limit (ulimit -v): each thread's malloc arena reserves 64 MB, and
+ * where that fails glibc retries it at every allocation (t0120 took
+ * 20 s a run). */
+static unsigned loader_threads(void)
 {
+    struct rlimit as;
+    if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY &&
+        as.rlim_cur < ((rlim_t)4 << 30))
+        return 1;
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n < 1 ? 1 : n > 8 ? 8 : (unsigned)n;
 }
 
-static void load_job(const trace_options *opts, file_job *job)
+static void load_job(const trace_options *opts, file_job *job,
+                     size_t err_len)
 {
     trace_options own = *opts;
     FILE *w = opts->warnings ? open_memstream(&job->warnings, &job->warnings_len)
                              : NULL;
+    if (opts->warnings && !w)
+        alloc_fail(0, "a buffer for warnings");
     own.warnings = w; /* NULL: counted only, as opts says */
     load_state sub = {.t = xcalloc(1, sizeof(trace)), .opts = &own,
-                      .err = job->err, .err_len = sizeof job->err};
+                      .err = job->err, .err_len = err_len};
     job->rc = load_file(&sub, job->path);
     if (w)
         fclose(w);
@@ -1254,7 +1267,7 @@ static void *file_worker(void *arg)
         file_job *job = &fp->jobs[fp->next++];
         pthread_mutex_unlock(&fp->lock);
         if (!job->skip)
-            load_job(fp->opts, job);
+            load_job(fp->opts, job, fp->err_len);
         pthread_mutex_lock(&fp->lock);
         job->done = 1;
         pthread_cond_broadcast(&fp->changed);
@@ -1264,10 +1277,13 @@ static void *file_worker(void *arg)
 }
 
 /* Appends part (one file's trace) to ls->t: its file, strings, threads,
- * objects, channels and events, renumbered. */
-static void merge_part(load_state *ls, const trace *part)
+ * objects, channels and events, renumbered.  0 when the events would be
+ * too many. */
+static int merge_part(load_state *ls, const trace *part)
 {
     trace *t = ls->t;
+    if ((uint64_t)t->n_events + part->n_events > UINT32_MAX - 1)
+        return 0;
     uint32_t file = add_file(t, part->files[0], &ls->files_cap);
     str_id *str = xmalloc_array((size_t)part->n_strings + 1, sizeof *str);
     for (uint32_t i = 0; i < part->n_strings; i++)
@@ -1285,8 +1301,6 @@ static void merge_part(load_state *ls, const trace *part)
         channel m = {str[c->src], str[c->src_port], str[c->dst], str[c->dst_port]};
         chn[i] = intern_channel(t, &m);
     }
-    if ((uint64_t)t->n_events + part->n_events >= UINT32_MAX - 1)
-        alloc_fail(0, "over 4 billion events");
     ALLOC_GROW(t->events, t->n_events + part->n_events, ls->events_cap);
     for (uint32_t i = 0; i < part->n_events; i++) {
         event e = part->events[i];
@@ -1312,6 +1326,7 @@ static void merge_part(load_state *ls, const trace *part)
     free(thr);
     free(obj);
     free(chn);
+    return 1;
 }
 
 /* Merges job i once it is done: 0, or TRACE_ERR with its message. */
@@ -1331,8 +1346,10 @@ static int merge_job(load_state *ls, file_job *job)
         snprintf(ls->err, ls->err_len, "%s", job->err);
         return TRACE_ERR;
     }
-    if (job->part->n_files) /* opened and read */
-        merge_part(ls, job->part);
+    if (job->part->n_files && !merge_part(ls, job->part)) {
+        snprintf(ls->err, ls->err_len, "%s: too many events", job->path);
+        return TRACE_ERR;
+    }
     return TRACE_OK;
 }
 
@@ -1348,18 +1365,19 @@ static void free_job(file_job *job)
  * are several files and cores. */
 static int load_files(load_state *ls, char *const *paths, size_t n)
 {
-    unsigned workers = online_cpus();
+    unsigned workers = loader_threads();
     if (n < 2 || workers < 2) {
         int rc = TRACE_OK;
         for (size_t i = 0; i < n && rc == TRACE_OK; i++)
             rc = load_file(ls, paths[i]);
         return rc;
     }
-    file_pool fp = {.opts = ls->opts, .n = n};
+    file_pool fp = {.opts = ls->opts, .n = n, .err_len = ls->err_len};
     fp.jobs = xcalloc(n, sizeof *fp.jobs);
     for (size_t i = 0; i < n; i++) { /* the same file twice: in order */
         struct stat st;
         fp.jobs[i].path = paths[i];
+        fp.jobs[i].err = xcalloc(1, ls->err_len);
         fp.jobs[i].skip = stat(paths[i], &st) == 0 && seen_before(ls, &st);
     }
     pthread_mutex_init(&fp.lock, NULL);
@@ -1376,7 +1394,7 @@ static int load_files(load_state *ls, char *const *paths, size_t n)
     for (size_t i = 0; i < n; i++) {
         if (!started) { /* no thread: read it here */
             if (!fp.jobs[i].skip)
-                load_job(ls->opts, &fp.jobs[i]);
+                load_job(ls->opts, &fp.jobs[i], fp.err_len);
         } else {
             pthread_mutex_lock(&fp.lock);
             while (!fp.jobs[i].done)
@@ -1397,8 +1415,10 @@ static int load_files(load_state *ls, char *const *paths, size_t n)
     }
     for (unsigned i = 0; i < started; i++)
         pthread_join(threads[i], NULL);
-    for (size_t i = 0; i < n; i++) /* those left when it stopped */
+    for (size_t i = 0; i < n; i++) { /* those left when it stopped */
         free_job(&fp.jobs[i]);
+        free(fp.jobs[i].err);
+    }
     pthread_mutex_destroy(&fp.lock);
     pthread_cond_destroy(&fp.changed);
     free(fp.jobs);
