@@ -415,20 +415,6 @@ static int by_place(const void *x, const void *y)
     return a < b ? -1 : a > b;
 }
 
-/* The first k in m[from..to) with m[k] >= x (m ascending). */
-static uint32_t lower_bound(const uint32_t *m, uint32_t from, uint32_t to,
-                            uint32_t x)
-{
-    while (from < to) {
-        uint32_t mid = from + (to - from) / 2;
-        if (m[mid] < x)
-            from = mid + 1;
-        else
-            to = mid;
-    }
-    return from;
-}
-
 typedef struct class_ctx {
     const trace *t;
     const access_item *item;
@@ -589,10 +575,10 @@ static void pair_classes(pair_ctx *p, const window *w, const lock_group *g)
         const access_class *k = &s->cls[c];
         if (!p->a_write && !k->write)
             continue;
-        uint32_t ulo = lower_bound(s->member, k->from, k->to, w->lo_u);
-        uint32_t uhi = lower_bound(s->member, ulo, k->to, w->hi_u);
-        uint32_t rlo = lower_bound(s->member, ulo, uhi, w->lo_r);
-        uint32_t rhi = lower_bound(s->member, rlo, uhi, w->hi_r);
+        uint32_t ulo = engine_lower_bound(s->member, k->from, k->to, w->lo_u);
+        uint32_t uhi = engine_lower_bound(s->member, ulo, k->to, w->hi_u);
+        uint32_t rlo = engine_lower_bound(s->member, ulo, uhi, w->lo_r);
+        uint32_t rhi = engine_lower_bound(s->member, rlo, uhi, w->hi_r);
         if (rlo < rhi) { /* the least instance: the window's first */
             uint32_t ev[2] = {p->a, s->item[p->b->from + s->member[rlo]].ev};
             engine_record_sat(p->run, RACE_DATA,
@@ -616,8 +602,8 @@ static void pair_groups(pair_ctx *p, const window *w)
         /* the conflicting ones: all when a writes, else the writes */
         uint32_t from = p->a_write ? g->all_from : g->w_from;
         uint32_t to = p->a_write ? g->all_to : g->w_to;
-        uint32_t ulo = lower_bound(s->group_pos, from, to, w->lo_u);
-        uint32_t uhi = lower_bound(s->group_pos, ulo, to, w->hi_u);
+        uint32_t ulo = engine_lower_bound(s->group_pos, from, to, w->lo_u);
+        uint32_t uhi = engine_lower_bound(s->group_pos, ulo, to, w->hi_u);
         p->unsat += (to - from) - (uhi - ulo);
         if (ulo == uhi)
             continue;

@@ -276,32 +276,10 @@ static int build_rcv_classes(engine_run *run, const hb_order *o,
     return 1;
 }
 
-/* The first k in member[from..to) with member[k] >= x. */
-static uint32_t first_at(const uint32_t *member, uint32_t from, uint32_t to,
-                         uint32_t x)
-{
-    while (from < to) {
-        uint32_t mid = from + (to - from) / 2;
-        if (member[mid] < x)
-            from = mid + 1;
-        else
-            to = mid;
-    }
-    return from;
-}
-
-/* How many of pos[0..y) are <= last (ascending positions). */
+/* How many of pos[0..y) are <= last (ascending positions; last >= -1). */
 static uint32_t prefix_reaching(const uint32_t *pos, uint32_t y, int32_t last)
 {
-    uint32_t lo = 0, hi = y;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if ((int32_t)pos[mid] <= last)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return engine_lower_bound(pos, 0, y, (uint32_t)(last + 1));
 }
 
 typedef struct rcv_pair_ctx {
@@ -401,9 +379,9 @@ static int count_thread(engine_run *run, hb_order *o, message_state *st,
             const rcv_class *k = &s->cls[c];
             if (skip != NONE && k->channel == skip)
                 continue; /* TCP keeps a channel's order: no candidates */
-            uint32_t end = first_at(s->member, k->from, k->to, y);
-            uint32_t mu = first_at(s->member, k->from, end, k_u);
-            uint32_t mr = first_at(s->member, mu, end, k_r);
+            uint32_t end = engine_lower_bound(s->member, k->from, k->to, y);
+            uint32_t mu = engine_lower_bound(s->member, k->from, end, k_u);
+            uint32_t mr = engine_lower_bound(s->member, mu, end, k_r);
             p.unsat += mu - k->from;
             for (uint32_t m = mu; m < mr; m++)
                 rcv_candidate(&p, s->member[m]);

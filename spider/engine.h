@@ -117,6 +117,20 @@ uint32_t *engine_accesses_by_context(const engine_run *run, uint32_t *n);
 /* A thread's place among the threads ordered by name: the order the
  * report's instances are compared in (with the event's input_index). */
 uint32_t engine_thread_rank(const engine_run *run, uint32_t thread);
+/* The first k in m[from..to) with m[k] >= x (m ascending): from..to. */
+static inline uint32_t engine_lower_bound(const uint32_t *m, uint32_t from,
+                                          uint32_t to, uint32_t x)
+{
+    while (from < to) {
+        uint32_t mid = from + (to - from) / 2;
+        if (m[mid] < x)
+            from = mid + 1;
+        else
+            to = mid;
+    }
+    return from;
+}
+
 /* qsort comparator of uint64_t. */
 int engine_cmp_u64(const void *a, const void *b);
 
