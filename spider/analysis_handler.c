@@ -359,20 +359,16 @@ static void free_grid(handler_grid *g)
     free(g->any);
 }
 
-/* Stable counting sort of keys[0..n) by the field (key >> shift) & mask,
- * whose values are below `range`, through tmp. */
-static void sort_by_field(uint64_t *keys, uint64_t *tmp, uint32_t n,
-                          unsigned shift, uint32_t range)
+static uint32_t low_word(const void *k, const void *ctx)
 {
-    uint32_t *start = xcalloc((size_t)range + 2, sizeof *start);
-    for (uint32_t k = 0; k < n; k++)
-        start[((keys[k] >> shift) & 0xffffffffu) + 1]++;
-    for (uint32_t v = 0; v < range; v++)
-        start[v + 1] += start[v];
-    for (uint32_t k = 0; k < n; k++)
-        tmp[start[(keys[k] >> shift) & 0xffffffffu]++] = keys[k];
-    memcpy(keys, tmp, (size_t)n * sizeof *keys);
-    free(start);
+    (void)ctx;
+    return (uint32_t)*(const uint64_t *)k;
+}
+
+static uint32_t high_word(const void *k, const void *ctx)
+{
+    (void)ctx;
+    return (uint32_t)(*(const uint64_t *)k >> 32);
 }
 
 /* The cells the racing pairs[0..n) (local numbers) of one thread cover.  As (p, q),
@@ -383,14 +379,12 @@ static void cover_racing(handler_grid *g, const uint32_t (*pairs)[2],
                          uint32_t n)
 {
     uint64_t *key = xmalloc_array((size_t)n + 1, sizeof *key);
-    uint64_t *tmp = xmalloc_array((size_t)n + 1, sizeof *tmp);
     for (uint32_t k = 0; k < n; k++) {
         uint32_t p = pairs[k][0], q = pairs[k][1];
         key[k] = p < q ? (uint64_t)q << 32 | p : (uint64_t)p << 32 | q;
     }
-    sort_by_field(key, tmp, n, 0, g->n);
-    sort_by_field(key, tmp, n, 32, g->n);
-    free(tmp);
+    engine_counting_sort(key, n, sizeof *key, g->n, low_word, NULL);
+    engine_counting_sort(key, n, sizeof *key, g->n, high_word, NULL);
     for (uint32_t k = 0; k < n;) {
         uint32_t q = (uint32_t)(key[k] >> 32), p = (uint32_t)key[k++];
         if (g->hi[p] != p + 1) {
@@ -632,20 +626,20 @@ static void count_thread(engine_run *run, const handler_races *hr,
 
 /* ---- all threads ----------------------------------------------------------- */
 
+static uint32_t run_thread(const void *r, const void *ctx)
+{
+    const trace *t = ctx;
+    return t->handlers[((const racing_run *)r)->q].thread;
+}
+
 void handler_races_count(engine_run *run, handler_races *hr)
 {
     const trace *t = hr->t;
     if (!hr->n_runs)
         return;
-    size_t *start = xcalloc((size_t)t->n_threads + 2, sizeof *start);
-    racing_run *sorted = xmalloc_array(hr->n_runs + 1, sizeof *sorted);
-    for (size_t k = 0; k < hr->n_runs; k++)
-        start[t->handlers[hr->runs[k].q].thread + 1]++;
-    for (uint32_t th = 0; th < t->n_threads; th++)
-        start[th + 1] += start[th];
-    for (size_t k = 0; k < hr->n_runs; k++)
-        sorted[start[t->handlers[hr->runs[k].q].thread]++] = hr->runs[k];
-    free(start);
+    racing_run *sorted = hr->runs;
+    engine_counting_sort(sorted, hr->n_runs, sizeof *sorted, t->n_threads,
+                         run_thread, t);
     for (size_t i = 0, j; i < hr->n_runs && !engine_stopped(run); i = j) {
         uint32_t tid = t->handlers[sorted[i].q].thread;
         for (j = i; j < hr->n_runs && t->handlers[sorted[j].q].thread == tid;)
@@ -655,5 +649,4 @@ void handler_races_count(engine_run *run, handler_races *hr)
         else
             sweep_thread(run, hr, tid, sorted + i, j - i);
     }
-    free(sorted);
 }

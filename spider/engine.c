@@ -1014,20 +1014,27 @@ static void fill_summary(report *r, const trace *t, const hb_model *m,
         s->enabled[k] = (uint8_t)analyses[k]->enabled(opts);
 }
 
-/* Candidates kind by kind again (number_queries), in a stable pass. */
-static void sort_by_kind(engine_run *run)
+void engine_counting_sort(void *base, size_t n, size_t size, uint32_t range,
+                          uint32_t (*key)(const void *elem, const void *ctx),
+                          const void *ctx)
 {
-    size_t start[RACE_KINDS + 1] = {0};
-    for (size_t i = 0; i < run->n; i++)
-        start[run->c[i].kind + 1]++;
-    for (int k = 0; k < RACE_KINDS; k++)
+    size_t *start = xcalloc((size_t)range + 2, sizeof *start);
+    char *in = base, *out = xmalloc_array(n + 1, size);
+    for (size_t i = 0; i < n; i++)
+        start[key(in + i * size, ctx) + 1]++;
+    for (uint32_t k = 0; k < range; k++)
         start[k + 1] += start[k];
-    candidate *sorted = xmalloc_array(run->n + 1, sizeof *sorted);
-    for (size_t i = 0; i < run->n; i++)
-        sorted[start[run->c[i].kind]++] = run->c[i];
-    free(run->c);
-    run->c = sorted;
-    run->cap = run->n + 1;
+    for (size_t i = 0; i < n; i++)
+        memcpy(out + start[key(in + i * size, ctx)]++ * size, in + i * size, size);
+    memcpy(base, out, n * size);
+    free(out);
+    free(start);
+}
+
+static uint32_t kind_key(const void *c, const void *ctx)
+{
+    (void)ctx;
+    return ((const candidate *)c)->kind;
 }
 
 /* Every enabled analysis's candidates: `generate`, then batch by batch
@@ -1050,7 +1057,9 @@ static void generate_all(engine_run *run)
                 if (s->enabled[k] && analyses[k]->generate_batch)
                     analyses[k]->generate_batch(run, b, focused);
         }
-        sort_by_kind(run);
+        /* candidates kind by kind again (number_queries) */
+        engine_counting_sort(run->c, run->n, sizeof *run->c, RACE_KINDS,
+                             kind_key, NULL);
     }
     hb_order_free(run->order); /* the candidates are made */
     run->order = NULL;

@@ -131,6 +131,14 @@ static inline uint32_t engine_lower_bound(const uint32_t *m, uint32_t from,
     return from;
 }
 
+/* Sorts the n elements of `size` bytes at base stably by key(element,
+ * ctx), every key below `range`: a counting sort, linear (a qsort of
+ * millions of racing pairs took seconds).  Allocation failure ends the
+ * run. */
+void engine_counting_sort(void *base, size_t n, size_t size, uint32_t range,
+                          uint32_t (*key)(const void *elem, const void *ctx),
+                          const void *ctx);
+
 /* qsort comparator of uint64_t. */
 int engine_cmp_u64(const void *a, const void *b);
 
