@@ -1018,6 +1018,8 @@ void engine_counting_sort(void *base, size_t n, size_t size, uint32_t range,
                           uint32_t (*key)(const void *elem, const void *ctx),
                           const void *ctx)
 {
+    if (n < 2) /* base may be NULL when empty */
+        return;
     size_t *start = xcalloc((size_t)range + 2, sizeof *start);
     char *in = base, *out = xmalloc_array(n + 1, size);
     for (size_t i = 0; i < n; i++)
