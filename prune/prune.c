@@ -260,14 +260,22 @@ typedef struct seen_access {
     UT_hash_handle hh;
 } seen_access;
 
+/* Keys name a chain, and a chain lies in one thread: each thread gets a
+ * table of its own (a single table of the whole trace grew to millions of
+ * keys, one per handler instance, and most lookups missed the cache). */
 static void drop_repeated_accesses(const trace *t, handler_model hm,
                                    uint8_t *keep, const marks *mk,
                                    prune_stats *st)
 {
     uint32_t *epoch = xcalloc(hb_chain_count(t, hm) + 1, sizeof(uint32_t));
-    seen_access *seen = NULL, *s, *tmp;
+    seen_access *pool = NULL; /* a thread's entries: never more than its
+                                 events, so they do not move while used */
+    size_t pool_cap = 0;
     for (uint32_t i = 0; i < t->n_threads; i++) {
         const thread_info *th = &t->threads[i];
+        seen_access *seen = NULL, *s;
+        size_t n_pool = 0;
+        ALLOC_GROW(pool, (size_t)th->n_events + 1, pool_cap);
         for (uint32_t k = 0; k < th->n_events; k++) {
             uint32_t e = th->events[k];
             const event *ev = &t->events[e];
@@ -290,7 +298,7 @@ static void drop_repeated_accesses(const trace *t, handler_model hm,
                 }
                 if (!is_release(mk, e)) {
                     if (!s) {
-                        s = xmalloc(sizeof *s);
+                        s = &pool[n_pool++];
                         s->key = key;
                         HASH_ADD(hh, seen, key, sizeof key, s);
                     }
@@ -300,11 +308,9 @@ static void drop_repeated_accesses(const trace *t, handler_model hm,
             if (is_release(mk, e))
                 epoch[c]++;
         }
+        HASH_CLEAR(hh, seen);
     }
-    HASH_ITER(hh, seen, s, tmp) {
-        HASH_DEL(seen, s);
-        free(s);
-    }
+    free(pool);
     free(epoch);
 }
 

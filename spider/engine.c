@@ -362,7 +362,7 @@ void engine_record_unchecked(engine_run *run, race_kind kind, uint32_t group,
 hb_order *engine_order(engine_run *run)
 {
     if (!run->order_made && run->o->solver == SOLVER_AUTO)
-        run->order = hb_order_new(run->t, run->m);
+        run->order = hb_order_new(run->t, run->m, run->o->jobs);
     run->order_made = 1;
     return run->order;
 }
@@ -537,7 +537,9 @@ static int run_shortcuts(engine_run *run, hb_answer *qa, hb_answer *verdict)
 {
     query_list ql = {query_by_id, run, run->n_queries, run->o->stop};
     shortcut_stats st = {0};
-    int consistent = shortcut_decide(run->t, run->m, &ql, qa, &st);
+    /* the generators' hb_order, when they made one, has the graphs */
+    int consistent = run->order ? hb_order_decide_all(run->order, &ql, qa, &st)
+                                : shortcut_decide(run->t, run->m, &ql, qa, &st);
     report_summary *s = &run->r->summary;
     for (uint32_t c = 0; c < run->n && consistent != 0; c++) {
         verdict[c] = verdict_of(run, c, qa);
@@ -1063,8 +1065,6 @@ static void generate_all(engine_run *run)
         engine_counting_sort(run->c, run->n, sizeof *run->c, RACE_KINDS,
                              kind_key, NULL);
     }
-    hb_order_free(run->order); /* the candidates are made */
-    run->order = NULL;
 }
 
 report *analyse(const trace *t, const hb_model *m,
@@ -1079,6 +1079,8 @@ report *analyse(const trace *t, const hb_model *m,
     hb_answer *verdict = xmalloc_array(run.n + 1, sizeof *verdict);
     double start = clock_seconds();
     int rc = decide(&run, verdict, err, err_len);
+    hb_order_free(run.order);
+    run.order = NULL;
     r->timings.solve = clock_seconds() - start;
     r->timings.jobs = opts->jobs;
     r->summary.partial = opts->stop && *opts->stop;

@@ -267,8 +267,10 @@ int shortcut_resolved_edges(const trace *t, const hb_model *m,
 typedef struct hb_order hb_order;
 
 /* NULL when U has a cycle (Φ is then unsatisfiable and the engine says
- * so).  Allocation failure ends the run. */
-hb_order *hb_order_new(const trace *t, const hb_model *m);
+ * so).  With threads >= 2 the sweeps of U and R run side by side (a
+ * thread that cannot be made: in turn).  Allocation failure ends the
+ * run. */
+hb_order *hb_order_new(const trace *t, const hb_model *m, unsigned threads);
 /* The trace it was made for. */
 const trace *hb_order_trace(const hb_order *o);
 /* The batch holding the node of a thread; how many batches there are. */
@@ -282,6 +284,10 @@ hb_order *engine_order(engine_run *run);
  * Returns 0 when the batch has too many chains (SHORTCUT_MAX_CELLS): ask
  * nothing then. */
 int hb_order_focus(hb_order *o, uint32_t batch);
+/* shortcut_decide() on o's graphs, without building them again (the
+ * candidates' queries, once made).  Leaves no batch focused. */
+int hb_order_decide_all(hb_order *o, const query_list *q, hb_answer *answers,
+                        shortcut_stats *st);
 /* Does kept event x reach kept access y in U (x ≠ y, both of the focused
  * batch)? */
 int hb_order_before(const hb_order *o, uint32_t x, uint32_t y);

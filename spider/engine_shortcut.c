@@ -34,16 +34,31 @@
 #include "../traces/alloc.h"
 
 #include <assert.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 enum { BATCH_CHAINS = 128 };
 
+/* A graph as the sweeps read it, built once and shared by every batch.
+ * Only its sync events matter to a clock: those with an edge from or to
+ * another chain.  Between two sync events a chain's clock stays the same,
+ * since its other in-edges come from its own chain (program order), so a
+ * sweep visits the sync events alone, in a topological order, and any
+ * other event reads the clock of the last sync event of its chain at or
+ * before it (sync_at).  In a gossip run a quarter of the events are sync
+ * events, so a batch's pass costs a quarter of a pass over the trace. */
+enum { NO_SYNC = UINT32_MAX };
+
 typedef struct graph {
-    uint32_t *start;     /* in-edges of dense event i: src[start[i]..start[i+1]) */
-    uint32_t *src;
-    uint32_t *topo;      /* dense events in a topological order */
-    uint8_t *cross_out;  /* the earlier side of an edge between chains */
+    uint32_t n_sync;
+    uint32_t *sync_chain, *sync_pos; /* per sync event, in topological order */
+    uint32_t *in_start;  /* edges from other chains into sync event i ... */
+    uint32_t *in_src;    /* ... in_src[in_start[i]..in_start[i+1]), sync ids */
+    uint8_t *feeds;      /* sync event i has an edge to another chain */
+    uint32_t *readers;   /* how many times in_src names sync event i */
+    uint32_t *sync_at;   /* dense event -> the last sync event of its chain
+                            at or before it, or NO_SYNC */
     int acyclic;
 } graph;
 
@@ -63,6 +78,7 @@ typedef struct engine {
     uint32_t n_batches;
     uint32_t *thread_node; /* thread -> dense node */
     graph u, r;
+    unsigned threads;    /* 2: U's and R's sweeps side by side */
     int32_t *held_first; /* dense access -> first index into held, or -1 */
     uint32_t *held;      /* section ids, each run ended by UINT32_MAX */
 } engine;
@@ -139,55 +155,118 @@ static void build_chains(engine *e, handler_model hm)
 
 /* ---- graphs ------------------------------------------------------------------ */
 
-/* In-edge lists and a topological order (Kahn). */
-static void build_graph(engine *e, graph *g, const hb_edge *edges, uint32_t n_edges)
+
+/* A topological order of the dense events (Kahn) into topo; 1 when the
+ * edges (in-edge lists start/src) have no cycle. */
+static int topological_order(uint32_t n, const uint32_t *start, const uint32_t *src,
+                             uint32_t *topo)
 {
-    uint32_t n = e->n;
-    g->start = xcalloc(n + 2, sizeof(uint32_t));
-    g->src = xmalloc(sizeof(uint32_t) * (n_edges + 1));
-    uint32_t *out_deg = xcalloc(n + 1, sizeof(uint32_t));
-    for (uint32_t i = 0; i < n_edges; i++) {
-        g->start[e->dense[edges[i].after] + 2]++;
-        out_deg[e->dense[edges[i].before]]++;
-    }
-    for (uint32_t i = 0; i < n; i++)
-        g->start[i + 2] += g->start[i + 1];
-    for (uint32_t i = 0; i < n_edges; i++)
-        g->src[g->start[e->dense[edges[i].after] + 1]++] = e->dense[edges[i].before];
-    /* out-edges for Kahn */
+    uint32_t n_edges = start[n];
     uint32_t *out_start = xcalloc(n + 2, sizeof(uint32_t));
-    for (uint32_t i = 0; i < n; i++)
-        out_start[i + 2] = out_deg[i];
+    for (uint32_t i = 0; i < n_edges; i++)
+        out_start[src[i] + 2]++;
     for (uint32_t i = 0; i < n; i++)
         out_start[i + 2] += out_start[i + 1];
-    uint32_t *dst = xmalloc(sizeof(uint32_t) * (n_edges + 1));
-    for (uint32_t i = 0; i < n_edges; i++)
-        dst[out_start[e->dense[edges[i].before] + 1]++] = e->dense[edges[i].after];
-    uint32_t *in_deg = xmalloc(sizeof(uint32_t) * (n + 1));
+    uint32_t *dst = xmalloc_array((size_t)n_edges + 1, sizeof(uint32_t));
+    for (uint32_t d = 0; d < n; d++)
+        for (uint32_t s = start[d]; s < start[d + 1]; s++)
+            dst[out_start[src[s] + 1]++] = d;
+    uint32_t *in_deg = xmalloc_array((size_t)n + 1, sizeof(uint32_t));
     for (uint32_t i = 0; i < n; i++)
-        in_deg[i] = g->start[i + 1] - g->start[i];
-    g->topo = xmalloc(sizeof(uint32_t) * (n + 1));
+        in_deg[i] = start[i + 1] - start[i];
     uint32_t head = 0, tail = 0;
     for (uint32_t i = 0; i < n; i++)
         if (!in_deg[i])
-            g->topo[tail++] = i;
+            topo[tail++] = i;
     while (head < tail) {
-        uint32_t v = g->topo[head++];
+        uint32_t v = topo[head++];
         for (uint32_t k = out_start[v]; k < out_start[v + 1]; k++)
             if (--in_deg[dst[k]] == 0)
-                g->topo[tail++] = dst[k];
+                topo[tail++] = dst[k];
     }
-    g->acyclic = tail == n;
-    g->cross_out = xcalloc(n + 1, 1);
-    for (uint32_t i = 0; i < n_edges; i++) {
-        uint32_t a = e->dense[edges[i].before], b = e->dense[edges[i].after];
-        if (e->chain[a] != e->chain[b] || e->pos[a] + 1 != e->pos[b])
-            g->cross_out[a] = 1;
-    }
-    free(out_deg);
     free(out_start);
     free(dst);
     free(in_deg);
+    return tail == n;
+}
+
+/* The sync events of an acyclic graph, from its in-edge lists and a
+ * topological order. */
+static void build_sync(const engine *e, graph *g, const uint32_t *start,
+                       const uint32_t *src, const uint32_t *topo)
+{
+    uint32_t n = e->n;
+    uint8_t *is_sync = xcalloc((size_t)n + 1, 1); /* bit 1: fed, bit 2: feeds */
+    for (uint32_t d = 0; d < n; d++)
+        for (uint32_t s = start[d]; s < start[d + 1]; s++)
+            if (e->chain[src[s]] != e->chain[d]) {
+                is_sync[d] |= 1;
+                is_sync[src[s]] |= 2;
+            }
+    uint32_t *sync_id = xmalloc_array((size_t)n + 1, sizeof(uint32_t));
+    uint32_t n_in = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t d = topo[i];
+        sync_id[d] = is_sync[d] ? g->n_sync++ : NO_SYNC;
+        if (is_sync[d] & 1)
+            n_in += start[d + 1] - start[d];
+    }
+    g->sync_chain = xmalloc_array((size_t)g->n_sync + 1, sizeof(uint32_t));
+    g->sync_pos = xmalloc_array((size_t)g->n_sync + 1, sizeof(uint32_t));
+    g->in_start = xmalloc_array((size_t)g->n_sync + 1, sizeof(uint32_t));
+    g->in_src = xmalloc_array((size_t)n_in + 1, sizeof(uint32_t));
+    g->feeds = xmalloc((size_t)g->n_sync + 1);
+    g->readers = xcalloc((size_t)g->n_sync + 1, sizeof(uint32_t));
+    g->sync_at = xmalloc_array((size_t)n + 1, sizeof(uint32_t));
+    uint32_t *last = xmalloc_array((size_t)e->n_chains + 1, sizeof(uint32_t));
+    for (uint32_t c = 0; c < e->n_chains; c++)
+        last[c] = NO_SYNC;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t d = topo[i], ch = e->chain[d], id = sync_id[d];
+        if (id != NO_SYNC) {
+            g->sync_chain[id] = ch;
+            g->sync_pos[id] = e->pos[d];
+            g->feeds[id] = (is_sync[d] & 2) != 0;
+            g->in_start[id] = k;
+            for (uint32_t s = start[d]; s < start[d + 1]; s++)
+                if (e->chain[src[s]] != ch) {
+                    g->in_src[k++] = sync_id[src[s]];
+                    g->readers[sync_id[src[s]]]++;
+                }
+            /* program order lies in the graph: a chain's events come in
+             * position order */
+            assert(last[ch] == NO_SYNC || g->sync_pos[last[ch]] < e->pos[d]);
+            last[ch] = id;
+        }
+        g->sync_at[d] = last[ch];
+    }
+    g->in_start[g->n_sync] = k;
+    free(last);
+    free(sync_id);
+    free(is_sync);
+}
+
+/* In-edge lists, a topological order (Kahn) and, when acyclic, the sync
+ * events the sweeps visit. */
+static void build_graph(engine *e, graph *g, const hb_edge *edges, uint32_t n_edges)
+{
+    uint32_t n = e->n;
+    uint32_t *start = xcalloc((size_t)n + 2, sizeof(uint32_t));
+    uint32_t *src = xmalloc_array((size_t)n_edges + 1, sizeof(uint32_t));
+    for (uint32_t i = 0; i < n_edges; i++)
+        start[e->dense[edges[i].after] + 2]++;
+    for (uint32_t i = 0; i < n; i++)
+        start[i + 2] += start[i + 1];
+    for (uint32_t i = 0; i < n_edges; i++)
+        src[start[e->dense[edges[i].after] + 1]++] = e->dense[edges[i].before];
+    uint32_t *topo = xmalloc_array((size_t)n + 1, sizeof(uint32_t));
+    g->acyclic = topological_order(n, start, src, topo);
+    if (g->acyclic)
+        build_sync(e, g, start, src, topo);
+    free(start);
+    free(src);
+    free(topo);
 }
 
 static int observed_before(const engine *e, uint32_t a, uint32_t b)
@@ -455,18 +534,32 @@ static void find_held_sections(engine *e)
  * gives, per chain, the last position of an event that reaches d or is d
  * (-1: none; d's own chain's entry may be older than d, readers use d's
  * position there).  Only the current clock of each chain is kept as the
- * sweep goes; a clock is stored for the events that other chains read
- * (sources of edges between chains) and for those the batch's queries ask
- * about, once per change of the chain's clock.  Work per batch: one step
- * per event, plus a clock-sized merge per edge between chains into a
- * chain that has a clock already, and a copy per clock stored.  (The
- * floating model has many short handler chains that each get one clock
- * and pass it on: they share the stored row, and copy nothing.) */
+ * sweep goes over the sync events (graph); a clock is stored for the sync
+ * events that other chains read and for those whose chain holds an event
+ * the batch's queries ask about, once per change of the chain's clock.
+ * Work per batch: one step per sync event, plus a clock-sized merge per
+ * edge between chains into a chain that has a clock already, and a copy
+ * per clock stored.  (The floating model has many short handler chains
+ * that each get one clock and pass it on: they share the stored row, and
+ * copy nothing.) */
 enum { NO_ROW = UINT32_MAX, EMPTY_ROW = UINT32_MAX - 1, NO_FIX = UINT32_MAX };
 enum { CLOCK_NONE, CLOCK_SHARED, CLOCK_OWN };
+enum { CLOCK_LANES = 8 }; /* rows are padded to a multiple (with -1), so
+                             that merges run whole vectors */
+/* four cells: SSE2's width, which every x86-64 has (GCC splits wider
+ * vectors into single cells without -mavx2) */
+typedef int32_t lanes __attribute__((vector_size(4 * sizeof(int32_t))));
+enum { CELLS_PER_LANES = sizeof(lanes) / sizeof(int32_t) };
+
+/* The events the batch's queries ask about, each listed once. */
+typedef struct needed_set {
+    uint8_t *is;         /* per dense event */
+    uint32_t *list, n, cap;
+} needed_set;
 
 typedef struct clocks {
-    uint32_t k;          /* chains in the batch */
+    const graph *g;
+    uint32_t k;          /* a row's cells: the batch's chains, padded */
     uint32_t batch;      /* the batch swept */
     int32_t *cur;        /* per chain (all chains): its current clock,
                             when CLOCK_OWN */
@@ -483,16 +576,48 @@ typedef struct clocks {
     size_t rows_cells, cur_cells; /* allocated, kept from batch to batch:
                                      a fresh allocation per batch cost more
                                      in page faults than the sweep */
-    uint32_t *row_of;    /* dense event -> stored clock, NO_ROW, EMPTY_ROW */
+    /* A row is freed for reuse once nothing can read it any more: refs
+     * counts the sync events' readers still to come, the chains whose
+     * clock it is (base, chain_row), and 1 for good when a needed event
+     * reads it after the sweep.  So the rows alive are about the messages
+     * in flight, not every message of the trace (16 M events: 2 GB of
+     * rows in each batch before). */
+    uint32_t *refs, refs_cap;
+    uint32_t *free_rows, n_free, free_cap;
+    uint32_t *sync_row;  /* sync event -> stored clock, NO_ROW, EMPTY_ROW */
+    uint8_t *wanted;     /* sync event -> a needed event reads its clock */
+    uint32_t empty_row;  /* a row of -1: batch chains before their first
+                            sync event */
     uint32_t *chain_row; /* per chain: a stored row equal to its current
                             clock but in its own entry, or NO_ROW */
-    const uint8_t *needed; /* the batch's queries ask about it */
+    const needed_set *needed; /* what the batch's queries ask about */
 } clocks;
 
-static uint32_t store_row(clocks *vc, const int32_t *row)
+static void need(needed_set *s, uint32_t d)
 {
-    size_t need = ((size_t)vc->n_rows + 1) * vc->k;
-    if (need > vc->rows_cells) {
+    if (s->is[d])
+        return;
+    s->is[d] = 1;
+    ALLOC_GROW(s->list, (size_t)s->n + 1, s->cap);
+    s->list[s->n++] = d;
+}
+
+static void need_nothing(needed_set *s)
+{
+    for (uint32_t i = 0; i < s->n; i++)
+        s->is[s->list[i]] = 0;
+    s->n = 0;
+}
+
+/* A new row, its cells left for the caller to fill, no reference yet. */
+static int32_t *new_row(clocks *vc, uint32_t *id)
+{
+    if (vc->n_free) {
+        *id = vc->free_rows[--vc->n_free];
+        return vc->rows + (size_t)*id * vc->k;
+    }
+    size_t need_cells = ((size_t)vc->n_rows + 1) * vc->k;
+    if (need_cells > vc->rows_cells) {
         size_t cells = 2 * vc->rows_cells;
         if (cells < (size_t)1024 * vc->k)
             cells = (size_t)1024 * vc->k;
@@ -500,9 +625,32 @@ static uint32_t store_row(clocks *vc, const int32_t *row)
         vc->rows_cells = cells;
     }
     if (vc->n_rows >= EMPTY_ROW - 1) /* row ids must stay below the marks */
-        alloc_fail(need * sizeof(int32_t), "the stored vector clocks");
-    memcpy(vc->rows + (size_t)vc->n_rows * vc->k, row, vc->k * sizeof *row);
-    return vc->n_rows++;
+        alloc_fail(need_cells * sizeof(int32_t), "the stored vector clocks");
+    ALLOC_GROW(vc->refs, (size_t)vc->n_rows + 1, vc->refs_cap);
+    vc->refs[vc->n_rows] = 0;
+    *id = vc->n_rows++;
+    return vc->rows + (size_t)*id * vc->k;
+}
+
+static void hold_row(clocks *vc, uint32_t id, uint32_t n)
+{
+    vc->refs[id] += n;
+}
+
+static void release_row(clocks *vc, uint32_t id)
+{
+    assert(vc->refs[id] > 0);
+    if (--vc->refs[id] == 0) {
+        ALLOC_GROW(vc->free_rows, (size_t)vc->n_free + 1, vc->free_cap);
+        vc->free_rows[vc->n_free++] = id;
+    }
+}
+
+static uint32_t store_row(clocks *vc, const int32_t *row)
+{
+    uint32_t id;
+    memcpy(new_row(vc, &id), row, vc->k * sizeof *row);
+    return id;
 }
 
 /* Copies chain ch's shared clock into its own buffer. */
@@ -513,37 +661,49 @@ static void own_clock(clocks *vc, uint32_t ch)
     if (vc->fix_at[ch] != NO_FIX && vc->fix_pos[ch] > row[vc->fix_at[ch]])
         row[vc->fix_at[ch]] = vc->fix_pos[ch];
     vc->cur_set[ch] = CLOCK_OWN;
+    release_row(vc, vc->base[ch]);
 }
 
-/* Takes the clock of p (another chain's event) into chain ch's clock; 1
- * when it grew.  p's stored row may be older than p in p's own entry
- * (rows are shared, sweep()): that entry is p's position. */
+/* Takes the clock of sync event p (another chain's) into chain ch's
+ * clock; 1 when it grew.  p's stored row may be older than p in p's own
+ * entry (rows are shared, sweep()): that entry is p's position. */
 static int merge_clock(const engine *e, clocks *vc, uint32_t p, uint32_t ch)
 {
-    uint32_t k = vc->k, cp = e->chain[p];
+    const graph *g = vc->g;
+    uint32_t k = vc->k, cp = g->sync_chain[p];
+    int32_t pos = (int32_t)g->sync_pos[p];
     uint32_t at = e->chain_batch[cp] == vc->batch ? e->chain_local[cp] : NO_FIX;
     if (vc->cur_set[ch] == CLOCK_NONE) {
         vc->cur_set[ch] = CLOCK_SHARED;
-        vc->base[ch] = vc->row_of[p];
+        vc->base[ch] = vc->sync_row[p];
+        hold_row(vc, vc->base[ch], 1);
         vc->fix_at[ch] = at;
-        vc->fix_pos[ch] = (int32_t)e->pos[p];
+        vc->fix_pos[ch] = pos;
         return 1;
     }
     if (vc->cur_set[ch] == CLOCK_SHARED)
         own_clock(vc, ch);
-    int32_t *restrict row = vc->cur + (size_t)ch * k;
-    const int32_t *restrict from = vc->rows + (size_t)vc->row_of[p] * k;
-    int grew = 0;
-    for (uint32_t c = 0; c < k; c++) { /* branchless: the compiler vectorises it */
-        int32_t f = from[c], r = row[c];
-        grew |= f > r;
-        row[c] = f > r ? f : r;
+    int32_t *row = vc->cur + (size_t)ch * vc->k;
+    const int32_t *from = vc->rows + (size_t)vc->sync_row[p] * vc->k;
+    lanes grew = {0};
+    for (uint32_t c = 0; c < k; c += CELLS_PER_LANES) { /* whole vectors: the
+                                                           compiler would not */
+        lanes f, r;
+        memcpy(&f, from + c, sizeof f);
+        memcpy(&r, row + c, sizeof r);
+        lanes later = f > r; /* -1 where f is later */
+        r = (f & later) | (r & ~later);
+        grew |= later;
+        memcpy(row + c, &r, sizeof r);
     }
-    if (at != NO_FIX && (int32_t)e->pos[p] > row[at]) {
-        row[at] = (int32_t)e->pos[p];
-        grew = 1;
+    int any = 0;
+    for (int c = 0; c < CELLS_PER_LANES; c++)
+        any |= grew[c] != 0;
+    if (at != NO_FIX && pos > row[at]) {
+        row[at] = pos;
+        any = 1;
     }
-    return grew;
+    return any;
 }
 
 /* The stored row of chain ch's current clock (set): shared, kept, or
@@ -557,32 +717,55 @@ static uint32_t clock_row(clocks *vc, uint32_t ch)
         return vc->base[ch]; /* the fix adds nothing */
     if (vc->cur_set[ch] == CLOCK_SHARED)
         own_clock(vc, ch);
-    if (vc->chain_row[ch] == NO_ROW)
+    if (vc->chain_row[ch] == NO_ROW) {
         vc->chain_row[ch] = store_row(vc, vc->cur + (size_t)ch * vc->k);
+        hold_row(vc, vc->chain_row[ch], 1);
+    }
     return vc->chain_row[ch];
 }
 
-/* One pass over the graph in topological order.  Each event that other
- * chains read, or the batch's queries ask about, gets a stored row; the
- * events of a chain share one row while the chain's clock changes only
- * in its own entry (the entry of an event's own chain is then older than
- * the event: readers use the position instead, reaches()).  Edges within
- * a chain bring nothing: the chain's clock already holds the earlier
- * event's. */
-static void sweep(const engine *e, const graph *g, uint32_t batch, clocks *vc)
+/* Marks (set 1) or unmarks (0) the sync events whose clocks the needed
+ * events read. */
+static void want_rows(clocks *vc, uint8_t set)
 {
+    const needed_set *s = vc->needed;
+    for (uint32_t i = 0; i < s->n; i++) {
+        uint32_t at = vc->g->sync_at[s->list[i]];
+        if (at != NO_SYNC)
+            vc->wanted[at] = set;
+    }
+}
+
+/* One pass over the sync events in topological order.  Each that other
+ * chains read, or whose chain's needed events read, gets a stored row;
+ * the events of a chain share one row while the chain's clock changes
+ * only in its own entry (the entry of an event's own chain is then older
+ * than the event: readers use the position instead, reaches()).  Edges
+ * within a chain bring nothing: the chain's clock already holds the
+ * earlier event's. */
+static void sweep(const engine *e, uint32_t batch, clocks *vc)
+{
+    const graph *g = vc->g;
     uint32_t k = vc->k;
     memset(vc->cur_set, CLOCK_NONE, e->n_chains);
     for (uint32_t c = 0; c < e->n_chains; c++)
         vc->chain_row[c] = NO_ROW;
     vc->n_rows = 0;
-    for (uint32_t i = 0; i < e->n; i++) {
-        uint32_t d = g->topo[i], ch = e->chain[d];
+    vc->n_free = 0;
+    int32_t *empty = new_row(vc, &vc->empty_row);
+    for (uint32_t c = 0; c < k; c++)
+        empty[c] = -1;
+    hold_row(vc, vc->empty_row, 1);
+    want_rows(vc, 1);
+    for (uint32_t i = 0; i < g->n_sync; i++) {
+        uint32_t ch = g->sync_chain[i];
         int grew = 0;
-        for (uint32_t s = g->start[d]; s < g->start[d + 1]; s++) {
-            uint32_t p = g->src[s], r = vc->row_of[p];
-            if (e->chain[p] != ch && r != EMPTY_ROW && r != NO_ROW)
+        for (uint32_t s = g->in_start[i]; s < g->in_start[i + 1]; s++) {
+            uint32_t p = g->in_src[s], r = vc->sync_row[p];
+            if (r != EMPTY_ROW && r != NO_ROW) {
                 grew |= merge_clock(e, vc, p, ch);
+                release_row(vc, r); /* read */
+            }
         }
         if (e->chain_batch[ch] == batch && vc->cur_set[ch] == CLOCK_NONE) {
             int32_t *row = vc->cur + (size_t)ch * k;
@@ -591,15 +774,31 @@ static void sweep(const engine *e, const graph *g, uint32_t batch, clocks *vc)
             vc->cur_set[ch] = CLOCK_OWN;
             grew = 1;
         }
-        if (grew)
+        if (grew && vc->chain_row[ch] != NO_ROW) {
+            release_row(vc, vc->chain_row[ch]);
             vc->chain_row[ch] = NO_ROW;
-        if (!g->cross_out[d] && !vc->needed[d])
-            vc->row_of[d] = NO_ROW;
-        else if (vc->cur_set[ch] == CLOCK_NONE)
-            vc->row_of[d] = EMPTY_ROW;
-        else
-            vc->row_of[d] = clock_row(vc, ch);
+        }
+        if (!g->feeds[i] && !vc->wanted[i]) {
+            vc->sync_row[i] = NO_ROW;
+        } else if (vc->cur_set[ch] == CLOCK_NONE) {
+            vc->sync_row[i] = EMPTY_ROW;
+        } else {
+            vc->sync_row[i] = clock_row(vc, ch);
+            hold_row(vc, vc->sync_row[i], g->readers[i] + vc->wanted[i]);
+        }
     }
+    want_rows(vc, 0);
+}
+
+/* The stored clock of dense event d, which the batch's queries ask about
+ * (or EMPTY_ROW). */
+static uint32_t row_at(const engine *e, const clocks *vc, uint32_t d)
+{
+    uint32_t at = vc->g->sync_at[d];
+    assert(vc->needed->is[d]);
+    if (at != NO_SYNC)
+        return vc->sync_row[at];
+    return e->chain_batch[e->chain[d]] == vc->batch ? vc->empty_row : EMPTY_ROW;
 }
 
 /* Does x reach y (x ≠ y) in the swept graph?  x must be in the batch and
@@ -607,7 +806,7 @@ static void sweep(const engine *e, const graph *g, uint32_t batch, clocks *vc)
  * (y's row is shared and its own entry may be older than y). */
 static int reaches(const engine *e, const clocks *vc, uint32_t x, uint32_t y)
 {
-    uint32_t dx = e->dense[x], dy = e->dense[y], r = vc->row_of[dy];
+    uint32_t dx = e->dense[x], dy = e->dense[y], r = row_at(e, vc, dy);
     if (r == EMPTY_ROW || r == NO_ROW)
         return 0;
     if (e->chain[dx] == e->chain[dy])
@@ -870,30 +1069,46 @@ static uint32_t home_batch(const engine *e, const hb_query *q)
 /* Marks what the queries of one batch ask about: every event of each
  * query, and the sections that hold its accesses (lock exclusion). */
 static void mark_needed(const engine *e, const query_list *ql, const uint32_t *order,
-                        uint32_t from, uint32_t to, uint8_t *needed, int set)
+                        uint32_t from, uint32_t to, needed_set *needed)
 {
     const trace *t = e->t;
     for (uint32_t i = from; i < to; i++) {
         hb_query x = ql->get(ql->ctx, order[i]);
         for (uint32_t j = 0; j < x.n_events; j++) {
             uint32_t d = e->dense[x.ev[j]];
-            needed[d] = (uint8_t)set;
+            need(needed, d);
             if (e->held_first[d] < 0)
                 continue;
             for (const uint32_t *h = e->held + e->held_first[d]; *h != UINT32_MAX; h++) {
-                needed[e->dense[t->sections[*h].acquire]] = (uint8_t)set;
+                need(needed, e->dense[t->sections[*h].acquire]);
                 if (t->sections[*h].release != NONE)
-                    needed[e->dense[t->sections[*h].release]] = (uint8_t)set;
+                    need(needed, e->dense[t->sections[*h].release]);
             }
         }
     }
 }
 
-static void clocks_init(clocks *c, const engine *e, const uint8_t *needed)
+static void needed_init(needed_set *s, const engine *e)
+{
+    memset(s, 0, sizeof *s);
+    s->is = xcalloc((size_t)e->n + 1, 1);
+}
+
+static void needed_free(needed_set *s)
+{
+    free(s->is);
+    free(s->list);
+}
+
+/* Clocks of graph g (acyclic, or never swept). */
+static void clocks_init(clocks *c, const engine *e, const graph *g,
+                        const needed_set *needed)
 {
     memset(c, 0, sizeof *c);
+    c->g = g;
     c->needed = needed;
-    c->row_of = xmalloc_array(e->n + 1, sizeof(uint32_t));
+    c->sync_row = xmalloc_array((size_t)g->n_sync + 1, sizeof(uint32_t));
+    c->wanted = xcalloc((size_t)g->n_sync + 1, 1);
     c->cur_set = xmalloc(e->n_chains + 1);
     c->chain_row = xmalloc_array(e->n_chains + 1, sizeof(uint32_t));
     c->base = xmalloc_array(e->n_chains + 1, sizeof(uint32_t));
@@ -903,7 +1118,8 @@ static void clocks_init(clocks *c, const engine *e, const uint8_t *needed)
 
 static void clocks_free(clocks *c)
 {
-    free(c->row_of);
+    free(c->sync_row);
+    free(c->wanted);
     free(c->cur_set);
     free(c->chain_row);
     free(c->base);
@@ -911,17 +1127,35 @@ static void clocks_free(clocks *c)
     free(c->fix_pos);
     free(c->cur);
     free(c->rows);
+    free(c->refs);
+    free(c->free_rows);
+}
+
+/* One sweep on a thread of its own: the two read the engine, the graphs
+ * and the needed set, and each writes only its own clocks. */
+typedef struct sweep_job {
+    const engine *e;
+    uint32_t batch;
+    clocks *vc;
+} sweep_job;
+
+static void *sweep_worker(void *arg)
+{
+    const sweep_job *job = arg;
+    sweep(job->e, job->batch, job->vc);
+    return NULL;
 }
 
 /* Sweeps U into u and, when it is a witness, R into r for one batch (its
  * needed events marked); the batch's clocks are n_chains x k cells. */
 static void sweep_batch(const engine *e, uint32_t batch, clocks *u, clocks *r)
 {
-    size_t cells = (size_t)e->n_chains * e->batch_chains[batch];
+    uint32_t k = (e->batch_chains[batch] + CLOCK_LANES - 1) & ~(uint32_t)(CLOCK_LANES - 1);
+    size_t cells = (size_t)e->n_chains * k;
     clocks *both[2] = {u, r};
     for (int i = 0; i < 2; i++) {
         clocks *c = both[i];
-        c->k = e->batch_chains[batch];
+        c->k = k;
         c->batch = batch;
         if (cells + 1 > c->cur_cells) {
             c->cur = xrealloc_array(c->cur, cells + 1, sizeof(int32_t));
@@ -929,13 +1163,26 @@ static void sweep_batch(const engine *e, uint32_t batch, clocks *u, clocks *r)
         }
         c->n_rows = 0; /* rows are k wide: the cells are reused */
     }
-    sweep(e, &e->u, batch, u);
-    if (e->r.acyclic)
-        sweep(e, &e->r, batch, r);
+    if (!e->r.acyclic) {
+        sweep(e, batch, u);
+        return;
+    }
+    sweep_job job = {e, batch, r};
+    pthread_t other;
+    if (e->threads >= 2 && pthread_create(&other, NULL, sweep_worker, &job) == 0) {
+        sweep(e, batch, u);
+        pthread_join(other, NULL);
+        return;
+    }
+    sweep(e, batch, u); /* one thread, or none could be made: in turn */
+    sweep(e, batch, r);
 }
 
-static void decide_by_batch(engine *e, const query_list *ql,
-                            hb_answer *answers, shortcut_stats *st)
+/* Decides ql batch by batch with clocks u and r (of e's graphs) and the
+ * set needed (empty, and left empty). */
+static void decide_by_batch(const engine *e, const query_list *ql,
+                            hb_answer *answers, shortcut_stats *st,
+                            clocks *u, clocks *r, needed_set *needed)
 {
     size_t n = ql->n;
     uint32_t *start = xcalloc(e->n_batches + 2, sizeof(uint32_t));
@@ -952,10 +1199,6 @@ static void decide_by_batch(engine *e, const query_list *ql,
     for (size_t i = 0; i < n; i++)
         order[start[home[i] + 1]++] = (uint32_t)i;
     free(home);
-    uint8_t *needed = xcalloc(e->n + 1, 1);
-    clocks u, r;
-    clocks_init(&u, e, needed);
-    clocks_init(&r, e, needed);
     for (uint32_t v = 0; v < e->n_batches && !(ql->stop && *ql->stop); v++) {
         if (start[v] == start[v + 1])
             continue;
@@ -966,30 +1209,30 @@ static void decide_by_batch(engine *e, const query_list *ql,
             st->nodes_skipped++;
             continue;
         }
-        mark_needed(e, ql, order, start[v], start[v + 1], needed, 1);
-        sweep_batch(e, v, &u, &r);
+        mark_needed(e, ql, order, start[v], start[v + 1], needed);
+        sweep_batch(e, v, u, r);
         for (uint32_t i = start[v]; i < start[v + 1]; i++) {
             hb_query q = ql->get(ql->ctx, order[i]);
-            answers[order[i]] = decide(e, &u, &r, &q, st);
+            answers[order[i]] = decide(e, u, r, &q, st);
         }
-        mark_needed(e, ql, order, start[v], start[v + 1], needed, 0);
+        need_nothing(needed);
     }
-    clocks_free(&u);
-    clocks_free(&r);
-    free(needed);
     free(start);
     free(order);
 }
 
 static void free_graph(graph *g)
 {
-    free(g->cross_out);
-    free(g->start);
-    free(g->src);
-    free(g->topo);
+    free(g->sync_chain);
+    free(g->sync_pos);
+    free(g->in_start);
+    free(g->in_src);
+    free(g->feeds);
+    free(g->readers);
+    free(g->sync_at);
 }
 
-/* The chains and U of t's kept events. */
+/* The chains of t's kept events (U: build_unconditional). */
 static void setup(engine *e, const trace *t, const hb_model *m)
 {
     memset(e, 0, sizeof *e);
@@ -1002,7 +1245,11 @@ static void setup(engine *e, const trace *t, const hb_model *m)
     e->pos = xmalloc(sizeof(uint32_t) * (e->n + 1));
     number_nodes(e);
     build_chains(e, m->handlers);
-    build_graph(e, &e->u, m->edges, m->n_edges);
+}
+
+static void build_unconditional(engine *e)
+{
+    build_graph(e, &e->u, e->m->edges, e->m->n_edges);
 }
 
 /* Frees what setup() made, and R and the held sections when they were
@@ -1045,6 +1292,7 @@ int shortcut_decide(const trace *t, const hb_model *m, const query_list *q,
 {
     engine e;
     setup(&e, t, m);
+    build_unconditional(&e);
     int consistent = -1; /* unknown */
     if (!e.u.acyclic) {
         consistent = 0;  /* unconditional edges alone form a cycle */
@@ -1053,7 +1301,15 @@ int shortcut_decide(const trace *t, const hb_model *m, const query_list *q,
         if (e.r.acyclic)
             consistent = 1;
         find_held_sections(&e);
-        decide_by_batch(&e, q, answers, st);
+        needed_set needed;
+        needed_init(&needed, &e);
+        clocks u, r;
+        clocks_init(&u, &e, &e.u, &needed);
+        clocks_init(&r, &e, &e.r, &needed);
+        decide_by_batch(&e, q, answers, st, &u, &r, &needed);
+        clocks_free(&u);
+        clocks_free(&r);
+        needed_free(&needed);
     }
     teardown(&e);
     return consistent;
@@ -1064,23 +1320,44 @@ int shortcut_decide(const trace *t, const hb_model *m, const query_list *q,
 struct hb_order {
     engine e;
     clocks u, r;
-    uint8_t *needed;
+    needed_set needed;
+    uint32_t *batch_start; /* what each batch's queries may ask about: */
+    uint32_t *batch_events; /* batch_events[batch_start[b]..batch_start[b+1]) */
     uint32_t focused;    /* the batch swept, or UINT32_MAX */
 };
 
-hb_order *hb_order_new(const trace *t, const hb_model *m)
+static void list_batch_events(hb_order *o);
+
+static void *unconditional_worker(void *e)
+{
+    build_unconditional(e);
+    return NULL;
+}
+
+hb_order *hb_order_new(const trace *t, const hb_model *m, unsigned threads)
 {
     hb_order *o = xcalloc(1, sizeof *o);
     setup(&o->e, t, m);
+    o->e.threads = threads;
+    /* U on a thread of its own while R is made here: the two graphs do
+     * not depend on each other */
+    pthread_t other;
+    int side_by_side = threads >= 2 &&
+        pthread_create(&other, NULL, unconditional_worker, &o->e) == 0;
+    if (!side_by_side)
+        build_unconditional(&o->e);
+    build_resolved(&o->e);
+    find_held_sections(&o->e);
+    if (side_by_side)
+        pthread_join(other, NULL);
     if (!o->e.u.acyclic) {
         hb_order_free(o);
         return NULL;
     }
-    build_resolved(&o->e);
-    find_held_sections(&o->e);
-    o->needed = xcalloc(o->e.n + 1, 1);
-    clocks_init(&o->u, &o->e, o->needed);
-    clocks_init(&o->r, &o->e, o->needed);
+    needed_init(&o->needed, &o->e);
+    clocks_init(&o->u, &o->e, &o->e.u, &o->needed);
+    clocks_init(&o->r, &o->e, &o->e.r, &o->needed);
+    list_batch_events(o);
     o->focused = UINT32_MAX;
     return o;
 }
@@ -1100,34 +1377,63 @@ uint32_t hb_order_batch(const hb_order *o, uint32_t thread)
     return o->e.node_batch[o->e.thread_node[thread]];
 }
 
-/* What the batch's queries may ask about: its accesses, the ends of its
- * lock sections (lock exclusion), and the sends its receives match (message
- * races). */
-static void mark_batch(hb_order *o, uint32_t batch)
+/* Calls f(o, batch, dense event) for what a batch's queries may ask
+ * about: its accesses, the ends of its lock sections (lock exclusion),
+ * and the sends its receives match (message races). */
+static void each_batch_event(hb_order *o,
+                             void (*f)(hb_order *, uint32_t, uint32_t))
 {
     const engine *e = &o->e;
     const trace *t = e->t;
-    for (uint32_t ev = 0; ev < t->n_events; ev++) {
-        uint32_t d = e->dense[ev];
-        if (d != UINT32_MAX)
-            o->needed[d] = event_is_access(&t->events[ev]) &&
-                           hb_order_batch(o, t->events[ev].thread) == batch;
-    }
+    for (uint32_t ev = 0; ev < t->n_events; ev++)
+        if (e->dense[ev] != UINT32_MAX && event_is_access(&t->events[ev]))
+            f(o, hb_order_batch(o, t->events[ev].thread), e->dense[ev]);
     for (uint32_t i = 0; i < t->n_matches; i++) {
         const rcv_match *mt = &t->matches[i];
-        if (mt->n_sends && hb_order_batch(o, t->events[mt->rcv].thread) == batch &&
-            e->dense[mt->sends[0]] != UINT32_MAX)
-            o->needed[e->dense[mt->sends[0]]] = 1;
+        if (mt->n_sends && e->dense[mt->sends[0]] != UINT32_MAX)
+            f(o, hb_order_batch(o, t->events[mt->rcv].thread),
+              e->dense[mt->sends[0]]);
     }
     for (uint32_t s = 0; s < t->n_sections; s++) {
         const lock_section *ls = &t->sections[s];
-        if (hb_order_batch(o, ls->thread) != batch)
-            continue;
+        uint32_t b = hb_order_batch(o, ls->thread);
         if (e->dense[ls->acquire] != UINT32_MAX)
-            o->needed[e->dense[ls->acquire]] = 1;
+            f(o, b, e->dense[ls->acquire]);
         if (ls->release != NONE && e->dense[ls->release] != UINT32_MAX)
-            o->needed[e->dense[ls->release]] = 1;
+            f(o, b, e->dense[ls->release]);
     }
+}
+
+static void count_batch_event(hb_order *o, uint32_t batch, uint32_t d)
+{
+    (void)d;
+    o->batch_start[batch + 2]++;
+}
+
+static void put_batch_event(hb_order *o, uint32_t batch, uint32_t d)
+{
+    o->batch_events[o->batch_start[batch + 1]++] = d;
+}
+
+/* Lists each batch's events once, so that focusing on a batch costs its
+ * own events, not a pass over the trace. */
+static void list_batch_events(hb_order *o)
+{
+    uint32_t nb = o->e.n_batches;
+    o->batch_start = xcalloc((size_t)nb + 2, sizeof(uint32_t));
+    each_batch_event(o, count_batch_event);
+    for (uint32_t b = 0; b < nb; b++)
+        o->batch_start[b + 2] += o->batch_start[b + 1];
+    o->batch_events = xmalloc_array((size_t)o->batch_start[nb + 1] + 1,
+                                    sizeof(uint32_t));
+    each_batch_event(o, put_batch_event);
+}
+
+static void mark_batch(hb_order *o, uint32_t batch)
+{
+    need_nothing(&o->needed);
+    for (uint32_t i = o->batch_start[batch]; i < o->batch_start[batch + 1]; i++)
+        need(&o->needed, o->batch_events[i]);
 }
 
 int hb_order_focus(hb_order *o, uint32_t batch)
@@ -1143,10 +1449,19 @@ int hb_order_focus(hb_order *o, uint32_t batch)
     return 1;
 }
 
+int hb_order_decide_all(hb_order *o, const query_list *q, hb_answer *answers,
+                        shortcut_stats *st)
+{
+    need_nothing(&o->needed);
+    o->focused = UINT32_MAX; /* the clocks are swept again, per batch */
+    decide_by_batch(&o->e, q, answers, st, &o->u, &o->r, &o->needed);
+    return o->e.r.acyclic ? 1 : -1; /* as shortcut_decide: U is acyclic */
+}
+
 int hb_order_before(const hb_order *o, uint32_t x, uint32_t y)
 {
     assert(o->focused != UINT32_MAX && o->e.dense[x] != UINT32_MAX &&
-           o->needed[o->e.dense[y]]);
+           o->needed.is[o->e.dense[y]]);
     return x != y && reaches(&o->e, &o->u, x, y);
 }
 
@@ -1174,11 +1489,12 @@ int32_t hb_order_last_reaching(const hb_order *o, int resolved, uint32_t y,
 {
     const engine *e = &o->e;
     const clocks *vc = resolved ? &o->r : &o->u;
-    uint32_t dy = e->dense[y], r = vc->row_of[dy];
-    assert(o->focused != UINT32_MAX && o->needed[dy] &&
+    uint32_t dy = e->dense[y];
+    assert(o->focused != UINT32_MAX && o->needed.is[dy] &&
            e->chain_batch[c] == o->focused && (!resolved || e->r.acyclic));
     if (e->chain[dy] == c) /* program order */
         return (int32_t)e->pos[dy];
+    uint32_t r = row_at(e, vc, dy);
     if (r == EMPTY_ROW || r == NO_ROW)
         return -1;
     return vc->rows[(size_t)r * vc->k + e->chain_local[c]];
@@ -1230,7 +1546,9 @@ void hb_order_free(hb_order *o)
     if (!o)
         return;
     teardown(&o->e);
-    free(o->needed);
+    needed_free(&o->needed);
+    free(o->batch_start);
+    free(o->batch_events);
     clocks_free(&o->u);
     clocks_free(&o->r);
     free(o);

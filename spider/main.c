@@ -76,7 +76,7 @@ static const char usage[] =
     "                              event (nested, default) or floats (thesis)\n"
     "      --order=file|timestamp  program order: input order (default) or\n"
     "                              each thread stable-sorted by timestamp\n"
-    "  -j, --jobs=N                solver worker threads (default: CPUs)\n"
+    "  -j, --jobs=N                worker threads: solver, shortcut sweeps (default: CPUs)\n"
     "      --solver=auto|z3        auto (default): exact shortcuts, Z3 for the\n"
     "                              rest; z3: Z3 decides every candidate\n"
     "      --all-instances         decide every candidate, so that counts are\n"
