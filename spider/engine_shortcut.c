@@ -27,7 +27,9 @@
  * Reachability is computed with vector clocks restricted to one node's
  * chains (every query asks about events of one node); nodes are swept in
  * batches of up to BATCH_CHAINS chains, so that a sweep's fixed cost per
- * event is shared.
+ * event is shared.  A sweep visits only the sync events (graph); an
+ * hb_order sweeps the next batches ahead on a second thread while the
+ * analyses count over the focused one (struct hb_order).
  */
 #include "engine.h"
 
@@ -50,13 +52,21 @@ enum { BATCH_CHAINS = 128 };
  * events, so a batch's pass costs a quarter of a pass over the trace. */
 enum { NO_SYNC = UINT32_MAX };
 
+/* An edge from another chain, with its source's chain and position at
+ * hand: a sweep reads them for every edge, and reading them from the
+ * source's own entry missed the cache. */
+typedef struct in_edge {
+    uint32_t src;        /* sync id */
+    uint32_t chain, pos; /* the source's */
+} in_edge;
+
 typedef struct graph {
     uint32_t n_sync;
     uint32_t *sync_chain, *sync_pos; /* per sync event, in topological order */
     uint32_t *in_start;  /* edges from other chains into sync event i ... */
-    uint32_t *in_src;    /* ... in_src[in_start[i]..in_start[i+1]), sync ids */
+    struct in_edge *in; /* ... in[in_start[i]..in_start[i+1]) */
     uint8_t *feeds;      /* sync event i has an edge to another chain */
-    uint32_t *readers;   /* how many times in_src names sync event i */
+    uint32_t *readers;   /* how many edges of `in` come from sync event i */
     uint32_t *sync_at;   /* dense event -> the last sync event of its chain
                             at or before it, or NO_SYNC */
     int acyclic;
@@ -79,6 +89,7 @@ typedef struct engine {
     uint32_t *thread_node; /* thread -> dense node */
     graph u, r;
     unsigned threads;    /* 2: U's and R's sweeps side by side */
+    int r_is_u;          /* R has U's edges: R's clocks are U's */
     int32_t *held_first; /* dense access -> first index into held, or -1 */
     uint32_t *held;      /* section ids, each run ended by UINT32_MAX */
 } engine;
@@ -129,7 +140,9 @@ static void build_chains(engine *e, handler_model hm)
     for (uint32_t c = 0; c < e->n_chains; c++)
         e->node_chains[e->chain_node[c]]++;
     /* batches of whole nodes, narrower (not below 64 chains) where the
-     * clocks of 128-chain batches would pass SHORTCUT_MAX_CELLS */
+     * clocks of 128-chain batches would pass SHORTCUT_MAX_CELLS.  (Wider
+     * batches, up to 4096 chains, made the floating model slower: rows
+     * of many kilobytes left the cache.) */
     uint32_t width = BATCH_CHAINS;
     while (width > 64 && (size_t)e->n_chains * width > SHORTCUT_MAX_CELLS)
         width /= 2;
@@ -174,20 +187,25 @@ static int topological_order(uint32_t n, const uint32_t *start, const uint32_t *
     uint32_t *in_deg = xmalloc_array((size_t)n + 1, sizeof(uint32_t));
     for (uint32_t i = 0; i < n; i++)
         in_deg[i] = start[i + 1] - start[i];
-    uint32_t head = 0, tail = 0;
-    for (uint32_t i = 0; i < n; i++)
+    /* depth first (a stack): an event's successor on its chain tends to
+     * come next, so a sweep stays on one chain's clock for longer */
+    uint32_t *stack = xmalloc_array((size_t)n + 1, sizeof(uint32_t));
+    uint32_t top = 0, done = 0;
+    for (uint32_t i = n; i-- > 0;)
         if (!in_deg[i])
-            topo[tail++] = i;
-    while (head < tail) {
-        uint32_t v = topo[head++];
-        for (uint32_t k = out_start[v]; k < out_start[v + 1]; k++)
+            stack[top++] = i;
+    while (top) {
+        uint32_t v = stack[--top];
+        topo[done++] = v;
+        for (uint32_t k = out_start[v + 1]; k-- > out_start[v];)
             if (--in_deg[dst[k]] == 0)
-                topo[tail++] = dst[k];
+                stack[top++] = dst[k];
     }
+    free(stack);
     free(out_start);
     free(dst);
     free(in_deg);
-    return tail == n;
+    return done == n;
 }
 
 /* The sync events of an acyclic graph, from its in-edge lists and a
@@ -214,7 +232,7 @@ static void build_sync(const engine *e, graph *g, const uint32_t *start,
     g->sync_chain = xmalloc_array((size_t)g->n_sync + 1, sizeof(uint32_t));
     g->sync_pos = xmalloc_array((size_t)g->n_sync + 1, sizeof(uint32_t));
     g->in_start = xmalloc_array((size_t)g->n_sync + 1, sizeof(uint32_t));
-    g->in_src = xmalloc_array((size_t)n_in + 1, sizeof(uint32_t));
+    g->in = xmalloc_array((size_t)n_in + 1, sizeof *g->in);
     g->feeds = xmalloc((size_t)g->n_sync + 1);
     g->readers = xcalloc((size_t)g->n_sync + 1, sizeof(uint32_t));
     g->sync_at = xmalloc_array((size_t)n + 1, sizeof(uint32_t));
@@ -231,7 +249,8 @@ static void build_sync(const engine *e, graph *g, const uint32_t *start,
             g->in_start[id] = k;
             for (uint32_t s = start[d]; s < start[d + 1]; s++)
                 if (e->chain[src[s]] != ch) {
-                    g->in_src[k++] = sync_id[src[s]];
+                    g->in[k++] = (in_edge){sync_id[src[s]], e->chain[src[s]],
+                                           e->pos[src[s]]};
                     g->readers[sync_id[src[s]]]++;
                 }
             /* program order lies in the graph: a chain's events come in
@@ -467,14 +486,29 @@ static int resolved_edges(const engine *e, hb_edge_list *l_out)
 }
 
 /* R: U plus one literal per clause.  Sets g->acyclic to 0 when no witness. */
+/* R's edges and graph.  When no clause needed a literal (no two threads
+ * of a node share a lock, no WAIT), R is U: its graph is not built and
+ * its clocks are U's (r_is_u), so each batch is swept once, not twice;
+ * R's acyclic is then U's (resolved_is_unconditional(), once U is
+ * built). */
 static void build_resolved(engine *e)
 {
     hb_edge_list l = {0};
     int ok = resolved_edges(e, &l);
-    build_graph(e, &e->r, l.v, l.n);
-    if (!ok)
-        e->r.acyclic = 0;
+    if (ok && l.n == e->m->n_edges) {
+        e->r_is_u = 1;
+    } else {
+        build_graph(e, &e->r, l.v, l.n);
+        if (!ok)
+            e->r.acyclic = 0;
+    }
     free(l.v);
+}
+
+static void resolved_is_unconditional(engine *e)
+{
+    if (e->r_is_u)
+        e->r.acyclic = e->u.acyclic;
 }
 
 /* ---- critical sections ------------------------------------------------------- */
@@ -546,10 +580,69 @@ enum { NO_ROW = UINT32_MAX, EMPTY_ROW = UINT32_MAX - 1, NO_FIX = UINT32_MAX };
 enum { CLOCK_NONE, CLOCK_SHARED, CLOCK_OWN };
 enum { CLOCK_LANES = 8 }; /* rows are padded to a multiple (with -1), so
                              that merges run whole vectors */
-/* four cells: SSE2's width, which every x86-64 has (GCC splits wider
- * vectors into single cells without -mavx2) */
-typedef int32_t lanes __attribute__((vector_size(4 * sizeof(int32_t))));
-enum { CELLS_PER_LANES = sizeof(lanes) / sizeof(int32_t) };
+
+/* row = the greater of row and from, cell by cell, over k cells (a
+ * multiple of CLOCK_LANES); nonzero when a cell of row grew.  The merge
+ * is most of a sweep's work, and GCC at -O2 leaves the plain loop scalar:
+ * so whole vectors, 4 cells (SSE2, every x86-64) or 8 (AVX2, picked at
+ * run time; GCC splits 8-cell vectors into single cells without it). */
+typedef int (*merge_row_fn)(int32_t *row, const int32_t *from, uint32_t k);
+
+#define MERGE_ROW_BODY(LANES)                                                \
+    do {                                                                     \
+        LANES grew = {0};                                                    \
+        for (uint32_t c = 0; c < k; c += sizeof(LANES) / sizeof(int32_t)) { \
+            LANES f, r;                                                      \
+            memcpy(&f, from + c, sizeof f);                                  \
+            memcpy(&r, row + c, sizeof r);                                   \
+            LANES later = f > r; /* -1 where f is later */                   \
+            r = (f & later) | (r & ~later);                                  \
+            grew |= later;                                                   \
+            memcpy(row + c, &r, sizeof r);                                   \
+        }                                                                    \
+        int any = 0;                                                         \
+        for (size_t c = 0; c < sizeof(LANES) / sizeof(int32_t); c++)         \
+            any |= grew[c] != 0;                                             \
+        return any;                                                          \
+    } while (0)
+
+#if defined(__x86_64__) && defined(__GNUC__)
+typedef int32_t lanes4 __attribute__((vector_size(16)));
+typedef int32_t lanes8 __attribute__((vector_size(32)));
+
+static int merge_row_sse2(int32_t *row, const int32_t *from, uint32_t k)
+{
+    MERGE_ROW_BODY(lanes4);
+}
+
+__attribute__((target("avx2")))
+static int merge_row_avx2(int32_t *row, const int32_t *from, uint32_t k)
+{
+    MERGE_ROW_BODY(lanes8);
+}
+
+static merge_row_fn pick_merge_row(void)
+{
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") ? merge_row_avx2 : merge_row_sse2;
+}
+#else
+static int merge_row_plain(int32_t *row, const int32_t *from, uint32_t k)
+{
+    int grew = 0;
+    for (uint32_t c = 0; c < k; c++)
+        if (from[c] > row[c]) {
+            row[c] = from[c];
+            grew = 1;
+        }
+    return grew;
+}
+
+static merge_row_fn pick_merge_row(void)
+{
+    return merge_row_plain;
+}
+#endif
 
 /* The events the batch's queries ask about, each listed once. */
 typedef struct needed_set {
@@ -559,6 +652,7 @@ typedef struct needed_set {
 
 typedef struct clocks {
     const graph *g;
+    merge_row_fn merge_row;
     uint32_t k;          /* a row's cells: the batch's chains, padded */
     uint32_t batch;      /* the batch swept */
     int32_t *cur;        /* per chain (all chains): its current clock,
@@ -664,18 +758,19 @@ static void own_clock(clocks *vc, uint32_t ch)
     release_row(vc, vc->base[ch]);
 }
 
-/* Takes the clock of sync event p (another chain's) into chain ch's
- * clock; 1 when it grew.  p's stored row may be older than p in p's own
- * entry (rows are shared, sweep()): that entry is p's position. */
-static int merge_clock(const engine *e, clocks *vc, uint32_t p, uint32_t ch)
+/* Takes the clock of the source of edge ie (another chain's sync event,
+ * its stored row `from`) into chain ch's clock; 1 when it grew.  The row
+ * may be older than the source in the source's own entry (rows are
+ * shared, sweep()): that entry is the source's position. */
+static int merge_clock(const engine *e, clocks *vc, const in_edge *ie,
+                       uint32_t from, uint32_t ch)
 {
-    const graph *g = vc->g;
-    uint32_t k = vc->k, cp = g->sync_chain[p];
-    int32_t pos = (int32_t)g->sync_pos[p];
+    uint32_t k = vc->k, cp = ie->chain;
+    int32_t pos = (int32_t)ie->pos;
     uint32_t at = e->chain_batch[cp] == vc->batch ? e->chain_local[cp] : NO_FIX;
     if (vc->cur_set[ch] == CLOCK_NONE) {
         vc->cur_set[ch] = CLOCK_SHARED;
-        vc->base[ch] = vc->sync_row[p];
+        vc->base[ch] = from;
         hold_row(vc, vc->base[ch], 1);
         vc->fix_at[ch] = at;
         vc->fix_pos[ch] = pos;
@@ -684,21 +779,7 @@ static int merge_clock(const engine *e, clocks *vc, uint32_t p, uint32_t ch)
     if (vc->cur_set[ch] == CLOCK_SHARED)
         own_clock(vc, ch);
     int32_t *row = vc->cur + (size_t)ch * vc->k;
-    const int32_t *from = vc->rows + (size_t)vc->sync_row[p] * vc->k;
-    lanes grew = {0};
-    for (uint32_t c = 0; c < k; c += CELLS_PER_LANES) { /* whole vectors: the
-                                                           compiler would not */
-        lanes f, r;
-        memcpy(&f, from + c, sizeof f);
-        memcpy(&r, row + c, sizeof r);
-        lanes later = f > r; /* -1 where f is later */
-        r = (f & later) | (r & ~later);
-        grew |= later;
-        memcpy(row + c, &r, sizeof r);
-    }
-    int any = 0;
-    for (int c = 0; c < CELLS_PER_LANES; c++)
-        any |= grew[c] != 0;
+    int any = vc->merge_row(row, vc->rows + (size_t)from * vc->k, k);
     if (at != NO_FIX && pos > row[at]) {
         row[at] = pos;
         any = 1;
@@ -761,9 +842,10 @@ static void sweep(const engine *e, uint32_t batch, clocks *vc)
         uint32_t ch = g->sync_chain[i];
         int grew = 0;
         for (uint32_t s = g->in_start[i]; s < g->in_start[i + 1]; s++) {
-            uint32_t p = g->in_src[s], r = vc->sync_row[p];
+            const in_edge *ie = &g->in[s];
+            uint32_t r = vc->sync_row[ie->src];
             if (r != EMPTY_ROW && r != NO_ROW) {
-                grew |= merge_clock(e, vc, p, ch);
+                grew |= merge_clock(e, vc, ie, r, ch);
                 release_row(vc, r); /* read */
             }
         }
@@ -1024,6 +1106,8 @@ static hb_answer decide(const engine *e, const clocks *u, const clocks *r,
                         const hb_query *q, shortcut_stats *st)
 {
     verdict_of_atoms v;
+    if (e->r_is_u)
+        r = u;
     if (is_simple_pair(e, q, u->batch)) {
         v = decide_pair(e, u, r, q);
     } else if (is_triple(e, q, u->batch)) {
@@ -1106,6 +1190,7 @@ static void clocks_init(clocks *c, const engine *e, const graph *g,
 {
     memset(c, 0, sizeof *c);
     c->g = g;
+    c->merge_row = pick_merge_row();
     c->needed = needed;
     c->sync_row = xmalloc_array((size_t)g->n_sync + 1, sizeof(uint32_t));
     c->wanted = xcalloc((size_t)g->n_sync + 1, 1);
@@ -1146,9 +1231,11 @@ static void *sweep_worker(void *arg)
     return NULL;
 }
 
-/* Sweeps U into u and, when it is a witness, R into r for one batch (its
- * needed events marked); the batch's clocks are n_chains x k cells. */
-static void sweep_batch(const engine *e, uint32_t batch, clocks *u, clocks *r)
+/* Sweeps U into u and, when it is a witness other than U, R into r for
+ * one batch (its needed events marked), the two side by side on two
+ * threads when asked; the batch's clocks are n_chains x k cells. */
+static void sweep_batch(const engine *e, uint32_t batch, clocks *u, clocks *r,
+                        int side_by_side)
 {
     uint32_t k = (e->batch_chains[batch] + CLOCK_LANES - 1) & ~(uint32_t)(CLOCK_LANES - 1);
     size_t cells = (size_t)e->n_chains * k;
@@ -1163,13 +1250,13 @@ static void sweep_batch(const engine *e, uint32_t batch, clocks *u, clocks *r)
         }
         c->n_rows = 0; /* rows are k wide: the cells are reused */
     }
-    if (!e->r.acyclic) {
+    if (!e->r.acyclic || e->r_is_u) {
         sweep(e, batch, u);
         return;
     }
     sweep_job job = {e, batch, r};
     pthread_t other;
-    if (e->threads >= 2 && pthread_create(&other, NULL, sweep_worker, &job) == 0) {
+    if (side_by_side && pthread_create(&other, NULL, sweep_worker, &job) == 0) {
         sweep(e, batch, u);
         pthread_join(other, NULL);
         return;
@@ -1210,7 +1297,7 @@ static void decide_by_batch(const engine *e, const query_list *ql,
             continue;
         }
         mark_needed(e, ql, order, start[v], start[v + 1], needed);
-        sweep_batch(e, v, u, r);
+        sweep_batch(e, v, u, r, e->threads >= 2);
         for (uint32_t i = start[v]; i < start[v + 1]; i++) {
             hb_query q = ql->get(ql->ctx, order[i]);
             answers[order[i]] = decide(e, u, r, &q, st);
@@ -1226,7 +1313,7 @@ static void free_graph(graph *g)
     free(g->sync_chain);
     free(g->sync_pos);
     free(g->in_start);
-    free(g->in_src);
+    free(g->in);
     free(g->feeds);
     free(g->readers);
     free(g->sync_at);
@@ -1298,6 +1385,7 @@ int shortcut_decide(const trace *t, const hb_model *m, const query_list *q,
         consistent = 0;  /* unconditional edges alone form a cycle */
     } else {
         build_resolved(&e);
+        resolved_is_unconditional(&e);
         if (e.r.acyclic)
             consistent = 1;
         find_held_sections(&e);
@@ -1317,13 +1405,37 @@ int shortcut_decide(const trace *t, const hb_model *m, const query_list *q,
 
 /* ---- deciding while generating ------------------------------------------- */
 
+/* One batch's clocks of U and R, and what its queries ask about. */
+typedef struct batch_clocks {
+    needed_set needed;
+    clocks u, r;
+} batch_clocks;
+
+/* Sweeping ahead.  While the analyses read one batch's clocks (now),
+ * the next batches are swept into the other slots, by a worker thread
+ * and by the analyses' own thread whenever it would otherwise wait: so
+ * both cores sweep, and count, all the time.  Batches are claimed in
+ * order, at most SLOTS - 1 ahead of the one focused. */
+enum { SLOTS = 3 };
+enum { SLOT_FREE, SLOT_SWEEPING, SLOT_READY, SLOT_FOCUSED };
+
 struct hb_order {
     engine e;
-    clocks u, r;
-    needed_set needed;
+    batch_clocks slot[SLOTS];
+    batch_clocks *now;   /* the focused batch's */
     uint32_t *batch_start; /* what each batch's queries may ask about: */
     uint32_t *batch_events; /* batch_events[batch_start[b]..batch_start[b+1]) */
     uint32_t focused;    /* the batch swept, or UINT32_MAX */
+    /* under mu: */
+    pthread_mutex_t mu;
+    pthread_cond_t changed;   /* a slot became ready or free, or quit */
+    uint8_t state[SLOTS];     /* SLOT_* */
+    uint32_t holds[SLOTS];    /* the batch a slot holds or sweeps */
+    uint32_t target;          /* the batch focused or waited for */
+    uint32_t next_claim;      /* the next batch to sweep ahead */
+    int quit;
+    int worker_made;
+    pthread_t worker;
 };
 
 static void list_batch_events(hb_order *o);
@@ -1350,13 +1462,20 @@ hb_order *hb_order_new(const trace *t, const hb_model *m, unsigned threads)
     find_held_sections(&o->e);
     if (side_by_side)
         pthread_join(other, NULL);
+    resolved_is_unconditional(&o->e);
     if (!o->e.u.acyclic) {
         hb_order_free(o);
         return NULL;
     }
-    needed_init(&o->needed, &o->e);
-    clocks_init(&o->u, &o->e, &o->e.u, &o->needed);
-    clocks_init(&o->r, &o->e, &o->e.r, &o->needed);
+    for (int i = 0; i < SLOTS; i++) {
+        batch_clocks *s = &o->slot[i];
+        needed_init(&s->needed, &o->e);
+        clocks_init(&s->u, &o->e, &o->e.u, &s->needed);
+        clocks_init(&s->r, &o->e, &o->e.r, &s->needed);
+    }
+    o->now = &o->slot[0];
+    pthread_mutex_init(&o->mu, NULL);
+    pthread_cond_init(&o->changed, NULL);
     list_batch_events(o);
     o->focused = UINT32_MAX;
     return o;
@@ -1429,47 +1548,169 @@ static void list_batch_events(hb_order *o)
     each_batch_event(o, put_batch_event);
 }
 
-static void mark_batch(hb_order *o, uint32_t batch)
+static void mark_batch(const hb_order *o, batch_clocks *s, uint32_t batch)
 {
-    need_nothing(&o->needed);
+    need_nothing(&s->needed);
     for (uint32_t i = o->batch_start[batch]; i < o->batch_start[batch + 1]; i++)
-        need(&o->needed, o->batch_events[i]);
+        need(&s->needed, o->batch_events[i]);
+}
+
+static int fits(const engine *e, uint32_t batch)
+{
+    return (size_t)e->n_chains * e->batch_chains[batch] <= SHORTCUT_MAX_CELLS;
+}
+
+/* A free slot for the next batch to sweep ahead (next_claim, within
+ * SLOTS of the target), claimed; -1 when there is none.  Under mu. */
+static int claim(hb_order *o, uint32_t *batch)
+{
+    const engine *e = &o->e;
+    for (;;) {
+        uint32_t b = o->next_claim;
+        if (b >= e->n_batches || b >= o->target + SLOTS)
+            return -1;
+        int held = 0, free_slot = -1;
+        for (int i = 0; i < SLOTS; i++) {
+            held |= o->state[i] != SLOT_FREE && o->holds[i] == b;
+            if (o->state[i] == SLOT_FREE && free_slot < 0)
+                free_slot = i;
+        }
+        if (held || !fits(e, b)) {
+            o->next_claim++; /* swept already, or never (too wide) */
+            continue;
+        }
+        if (free_slot < 0)
+            return -1;
+        o->state[free_slot] = SLOT_SWEEPING;
+        o->holds[free_slot] = b;
+        o->next_claim++;
+        *batch = b;
+        return free_slot;
+    }
+}
+
+/* Sweeps the claimed slot i (mu held on entry and on return). */
+static void sweep_claimed(hb_order *o, int i, uint32_t batch)
+{
+    batch_clocks *s = &o->slot[i];
+    pthread_mutex_unlock(&o->mu);
+    mark_batch(o, s, batch);
+    sweep_batch(&o->e, batch, &s->u, &s->r, 0); /* both cores are busy */
+    pthread_mutex_lock(&o->mu);
+    o->state[i] = SLOT_READY;
+    pthread_cond_broadcast(&o->changed);
+}
+
+static void *sweep_ahead(void *arg)
+{
+    hb_order *o = arg;
+    pthread_mutex_lock(&o->mu);
+    while (!o->quit) {
+        uint32_t b;
+        int i = claim(o, &b);
+        if (i >= 0)
+            sweep_claimed(o, i, b);
+        else
+            pthread_cond_wait(&o->changed, &o->mu);
+    }
+    pthread_mutex_unlock(&o->mu);
+    return NULL;
+}
+
+/* Frees the slots of batches that will not be focused soon: outside
+ * [target, target + SLOTS), or the one focused before.  Under mu. */
+static void free_stale_slots(hb_order *o)
+{
+    for (int i = 0; i < SLOTS; i++)
+        if ((o->state[i] == SLOT_READY &&
+             (o->holds[i] < o->target || o->holds[i] >= o->target + SLOTS)) ||
+            o->state[i] == SLOT_FOCUSED) {
+            o->state[i] = SLOT_FREE;
+            pthread_cond_broadcast(&o->changed);
+        }
 }
 
 int hb_order_focus(hb_order *o, uint32_t batch)
 {
     engine *e = &o->e;
-    if ((size_t)e->n_chains * e->batch_chains[batch] > SHORTCUT_MAX_CELLS)
+    if (!fits(e, batch))
         return 0;
     if (o->focused == batch)
         return 1;
-    mark_batch(o, batch);
-    sweep_batch(e, batch, &o->u, &o->r);
+    pthread_mutex_lock(&o->mu);
+    if (!o->worker_made && e->threads >= 2 &&
+        pthread_create(&o->worker, NULL, sweep_ahead, o) == 0)
+        o->worker_made = 1; /* else this thread sweeps every batch */
+    o->target = batch;
+    free_stale_slots(o);
+    int held = 0;
+    for (int i = 0; i < SLOTS; i++)
+        held |= o->state[i] != SLOT_FREE && o->holds[i] == batch;
+    if (!held)
+        o->next_claim = batch; /* out of order: claim it next */
+    int mine = -1;
+    while (mine < 0) {
+        for (int i = 0; i < SLOTS; i++)
+            if (o->state[i] == SLOT_READY && o->holds[i] == batch)
+                mine = i;
+        if (mine >= 0)
+            break;
+        uint32_t b;
+        int i = claim(o, &b); /* rather than wait, sweep one ahead */
+        if (i >= 0) {
+            sweep_claimed(o, i, b);
+            continue;
+        }
+        pthread_cond_wait(&o->changed, &o->mu);
+        free_stale_slots(o);
+    }
+    o->state[mine] = SLOT_FOCUSED;
+    o->now = &o->slot[mine];
     o->focused = batch;
+    pthread_cond_broadcast(&o->changed); /* the worker may claim further */
+    pthread_mutex_unlock(&o->mu);
     return 1;
+}
+
+/* Stops the worker (after its sweep in progress) and frees every slot. */
+static void stop_sweeping_ahead(hb_order *o)
+{
+    pthread_mutex_lock(&o->mu);
+    o->quit = 1;
+    pthread_cond_broadcast(&o->changed);
+    pthread_mutex_unlock(&o->mu);
+    if (o->worker_made)
+        pthread_join(o->worker, NULL);
+    o->worker_made = 0;
+    for (int i = 0; i < SLOTS; i++)
+        o->state[i] = SLOT_FREE;
+    o->quit = 0;
+    o->focused = UINT32_MAX;
 }
 
 int hb_order_decide_all(hb_order *o, const query_list *q, hb_answer *answers,
                         shortcut_stats *st)
 {
-    need_nothing(&o->needed);
-    o->focused = UINT32_MAX; /* the clocks are swept again, per batch */
-    decide_by_batch(&o->e, q, answers, st, &o->u, &o->r, &o->needed);
+    stop_sweeping_ahead(o); /* the clocks are swept again, per batch */
+    o->now = &o->slot[0];
+    need_nothing(&o->now->needed);
+    decide_by_batch(&o->e, q, answers, st, &o->now->u, &o->now->r,
+                    &o->now->needed);
     return o->e.r.acyclic ? 1 : -1; /* as shortcut_decide: U is acyclic */
 }
 
 int hb_order_before(const hb_order *o, uint32_t x, uint32_t y)
 {
     assert(o->focused != UINT32_MAX && o->e.dense[x] != UINT32_MAX &&
-           o->needed.is[o->e.dense[y]]);
-    return x != y && reaches(&o->e, &o->u, x, y);
+           o->now->needed.is[o->e.dense[y]]);
+    return x != y && reaches(&o->e, &o->now->u, x, y);
 }
 
 hb_answer hb_order_decide(const hb_order *o, const hb_query *q,
                           shortcut_stats *st)
 {
     assert(o->focused != UINT32_MAX);
-    return decide(&o->e, &o->u, &o->r, q, st);
+    return decide(&o->e, &o->now->u, &o->now->r, q, st);
 }
 
 uint32_t hb_order_chain(const hb_order *o, uint32_t e)
@@ -1488,9 +1729,9 @@ int32_t hb_order_last_reaching(const hb_order *o, int resolved, uint32_t y,
                                uint32_t c)
 {
     const engine *e = &o->e;
-    const clocks *vc = resolved ? &o->r : &o->u;
+    const clocks *vc = resolved && !e->r_is_u ? &o->now->r : &o->now->u;
     uint32_t dy = e->dense[y];
-    assert(o->focused != UINT32_MAX && o->needed.is[dy] &&
+    assert(o->focused != UINT32_MAX && o->now->needed.is[dy] &&
            e->chain_batch[c] == o->focused && (!resolved || e->r.acyclic));
     if (e->chain[dy] == c) /* program order */
         return (int32_t)e->pos[dy];
@@ -1531,7 +1772,7 @@ uint32_t hb_order_locks(const hb_order *o, uint32_t a, uint32_t *out)
     if (f < 0)
         return 0;
     for (const uint32_t *x = e->held + f; *x != UINT32_MAX; x++)
-        if (inside(e, &o->u, &e->t->sections[*x], a)) /* as excluded() */
+        if (inside(e, &o->now->u, &e->t->sections[*x], a)) /* as excluded() */
             out[n++] = e->t->sections[*x].lock;
     qsort(out, n, sizeof *out, cmp_lock);
     uint32_t k = 0;
@@ -1545,11 +1786,18 @@ void hb_order_free(hb_order *o)
 {
     if (!o)
         return;
+    if (o->batch_start) { /* made past the graphs (mu too) */
+        stop_sweeping_ahead(o); /* before what the worker reads is freed */
+        pthread_mutex_destroy(&o->mu);
+        pthread_cond_destroy(&o->changed);
+    }
     teardown(&o->e);
-    needed_free(&o->needed);
+    for (int i = 0; i < SLOTS; i++) {
+        needed_free(&o->slot[i].needed);
+        clocks_free(&o->slot[i].u);
+        clocks_free(&o->slot[i].r);
+    }
     free(o->batch_start);
     free(o->batch_events);
-    clocks_free(&o->u);
-    clocks_free(&o->r);
     free(o);
 }
