@@ -31,7 +31,11 @@ static long parse_file(const char *path)
             p++;
         if (!*p || *p == ']')
             break;
-        cJSON *o = cJSON_ParseWithOpts(p, &end, 0);
+        /* with the length: cJSON_ParseWithOpts takes strlen() of the rest
+         * of the file for every object, which made this yardstick
+         * quadratic in a file's size (Cyclon-100N-100C: 0.18 s, against
+         * 0.07 s for the parse alone; 1000N-1000C: 187 s) */
+        cJSON *o = cJSON_ParseWithLengthOpts(p, (size_t)(buf + got - p), &end, 0);
         if (!o)
             break;
         n++;

@@ -816,6 +816,8 @@ static int decide(engine_run *run, hb_answer *verdict, char *err,
     }
     if (run->o->solver == SOLVER_AUTO)
         consistent = run_shortcuts(run, qa, verdict);
+    hb_order_free(run->order); /* not held while Z3 runs */
+    run->order = NULL;
     if (consistent == 0)
         explain_inconsistent(run, err, err_len);
     else if (consistent == 1 || model_consistent(run, err, err_len))

@@ -236,8 +236,9 @@ typedef struct shortcut_stats {
     uint32_t nodes_skipped;          /* too many chains: left to Z3 */
 } shortcut_stats;
 
-/* A batch's sweep keeps a clock of the batch's width for every chain, twice;
- * above this many cells its queries go to Z3. */
+/* A batch's sweep keeps a clock of the batch's width for every chain, for
+ * U and R (an hb_order has three batches' worth, engine_shortcut.c); above
+ * this many cells per clock set its queries go to Z3. */
 #define SHORTCUT_MAX_CELLS ((size_t)64 << 20)
 
 /* Exact answers without a solver, in m's handler model: answers[i]
@@ -267,9 +268,10 @@ int shortcut_resolved_edges(const trace *t, const hb_model *m,
 typedef struct hb_order hb_order;
 
 /* NULL when U has a cycle (Φ is then unsatisfiable and the engine says
- * so).  With threads >= 2 the sweeps of U and R run side by side (a
- * thread that cannot be made: in turn).  Allocation failure ends the
- * run. */
+ * so).  With threads >= 2, U and R are built side by side and the next
+ * batches are swept ahead on a second thread while the analyses read the
+ * focused one (a thread that cannot be made: all on the caller's).
+ * Allocation failure ends the run. */
 hb_order *hb_order_new(const trace *t, const hb_model *m, unsigned threads);
 /* The trace it was made for. */
 const trace *hb_order_trace(const hb_order *o);

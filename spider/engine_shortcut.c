@@ -485,8 +485,8 @@ static int resolved_edges(const engine *e, hb_edge_list *l_out)
     return ok;
 }
 
-/* R: U plus one literal per clause.  Sets g->acyclic to 0 when no witness. */
-/* R's edges and graph.  When no clause needed a literal (no two threads
+/* R (U plus one literal per clause): its edges and graph, acyclic 0 when
+ * it is no witness.  When no clause needed a literal (no two threads
  * of a node share a lock, no WAIT), R is U: its graph is not built and
  * its clocks are U's (r_is_u), so each batch is swept once, not twice;
  * R's acyclic is then U's (resolved_is_unconditional(), once U is
@@ -1240,7 +1240,8 @@ static void sweep_batch(const engine *e, uint32_t batch, clocks *u, clocks *r,
     uint32_t k = (e->batch_chains[batch] + CLOCK_LANES - 1) & ~(uint32_t)(CLOCK_LANES - 1);
     size_t cells = (size_t)e->n_chains * k;
     clocks *both[2] = {u, r};
-    for (int i = 0; i < 2; i++) {
+    int sweeps = e->r.acyclic && !e->r_is_u ? 2 : 1; /* below */
+    for (int i = 0; i < sweeps; i++) {
         clocks *c = both[i];
         c->k = k;
         c->batch = batch;
@@ -1434,7 +1435,7 @@ struct hb_order {
     uint32_t target;          /* the batch focused or waited for */
     uint32_t next_claim;      /* the next batch to sweep ahead */
     int quit;
-    int worker_made;
+    int worker_made, worker_failed;
     pthread_t worker;
 };
 
@@ -1560,11 +1561,14 @@ static int fits(const engine *e, uint32_t batch)
     return (size_t)e->n_chains * e->batch_chains[batch] <= SHORTCUT_MAX_CELLS;
 }
 
-/* A free slot for the next batch to sweep ahead (next_claim, within
- * SLOTS of the target), claimed; -1 when there is none.  Under mu. */
+/* A free slot for the next batch to sweep ahead (next_claim, from the
+ * target to SLOTS - 1 beyond it), claimed; -1 when there is none.  Under
+ * mu. */
 static int claim(hb_order *o, uint32_t *batch)
 {
     const engine *e = &o->e;
+    if (o->next_claim < o->target) /* after a focus out of order */
+        o->next_claim = o->target;
     for (;;) {
         uint32_t b = o->next_claim;
         if (b >= e->n_batches || b >= o->target + SLOTS)
@@ -1638,9 +1642,10 @@ int hb_order_focus(hb_order *o, uint32_t batch)
     if (o->focused == batch)
         return 1;
     pthread_mutex_lock(&o->mu);
-    if (!o->worker_made && e->threads >= 2 &&
-        pthread_create(&o->worker, NULL, sweep_ahead, o) == 0)
-        o->worker_made = 1; /* else this thread sweeps every batch */
+    if (!o->worker_made && !o->worker_failed && e->threads >= 2) {
+        o->worker_made = pthread_create(&o->worker, NULL, sweep_ahead, o) == 0;
+        o->worker_failed = !o->worker_made; /* this thread sweeps them all */
+    }
     o->target = batch;
     free_stale_slots(o);
     int held = 0;
