@@ -6,7 +6,7 @@
 # with and without --atomicity, and with --multi-variable (the groups, the
 # correlated pairs of the summary and of --list-correlations, mined and
 # given by a --correlated file, the exit status) — on the bundled and
-# shared traces, the fixtures, and 50 fresh random traces of bin/gen-trace
+# shared traces, the fixtures, and 50 fresh random traces of bin/gen-trace (10 under the sanitizers)
 # (seeds no other test uses; every SPEC feature on by default, open locks
 # included), plus for --multi-variable 24 random traces rich in correlated
 # pairs (gen-trace --correlated=60), a Cyclon trace with --correlated and the
@@ -14,6 +14,9 @@
 . tests/lib.sh
 command -v z3 >/dev/null || { echo "skip: the z3 command is missing (make deps installs it)"; exit 77; }
 SEEDS=${SEEDS:-50}
+# under the sanitizers 10: the reference's own time does not shrink there
+# (make check's 10-minute budget), and t0050 runs 30 random traces more
+[ -n "${SANITIZED:-}" ] && SEEDS=10
 set -- benchmarks/taxdc/*/ benchmarks/atomicity/*/ tests/prune/*.log tests/fixtures/*.log
 if [ -d "$SHARED" ]; then
     set -- "$@" "$SHARED"/micro-benchmarks/*.log "$SHARED"/misc/*.log \
@@ -50,7 +53,7 @@ done
 MV=$(echo benchmarks/multivar/*/)
 seed=1
 MV_SEEDS=16
-[ -n "${SANITIZED:-}" ] && MV_SEEDS=8   # the sanitized build is slower
+[ -n "${SANITIZED:-}" ] && MV_SEEDS=4   # the sanitized build is slower
 while [ $seed -le $MV_SEEDS ]; do
     ./bin/gen-trace --seed $((9500 + seed)) --nodes $((1 + seed % 3)) --steps $((25 + seed % 25)) \
         --correlated=60 --pairs $((1 + seed % 3)) -o "$TMP/c$seed" 2>/dev/null
