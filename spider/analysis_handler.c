@@ -587,12 +587,13 @@ static void count_entries(engine_run *run, const thread_classes *tc,
 static void count_run(engine_run *run, const thread_classes *tc,
                       uint32_t lo, uint32_t hi, uint32_t q)
 {
-    uint64_t by_class = 0, by_entry = 0;
+    uint64_t by_class = 0;
     for (uint32_t k = tc->handler_start[q]; k < tc->handler_start[q + 1]; k++) {
         const access_class *cb = &tc->cls[tc->entry[tc->by_handler[k]].cls];
         by_class += cb->var_to - cb->var_from;
-        by_entry += tc->handler_start[hi] - tc->handler_start[lo];
     }
+    uint64_t by_entry = (uint64_t)(tc->handler_start[q + 1] - tc->handler_start[q]) *
+                        (tc->handler_start[hi] - tc->handler_start[lo]);
     if (by_entry < by_class) {
         count_entries(run, tc, lo, hi, q);
         return;
@@ -637,7 +638,7 @@ void handler_races_count(engine_run *run, handler_races *hr)
     const trace *t = hr->t;
     if (!hr->n_runs)
         return;
-    racing_run *sorted = hr->runs;
+    racing_run *sorted = hr->runs; /* sorted in place, by thread */
     engine_counting_sort(sorted, hr->n_runs, sizeof *sorted, t->n_threads,
                          run_thread, t);
     for (size_t i = 0, j; i < hr->n_runs && !engine_stopped(run); i = j) {

@@ -812,6 +812,8 @@ static int decide(engine_run *run, hb_answer *verdict, char *err,
     int consistent = -1, rc = -1;
     if (engine_stopped(run)) { /* stopped while generating: all undecided */
         free(qa);
+        hb_order_free(run->order);
+        run->order = NULL;
         return 0;
     }
     if (run->o->solver == SOLVER_AUTO)
@@ -1080,9 +1082,7 @@ report *analyse(const trace *t, const hb_model *m,
         atomic_store(&opts->progress->total, run.n);
     hb_answer *verdict = xmalloc_array(run.n + 1, sizeof *verdict);
     double start = clock_seconds();
-    int rc = decide(&run, verdict, err, err_len);
-    hb_order_free(run.order);
-    run.order = NULL;
+    int rc = decide(&run, verdict, err, err_len); /* frees run.order */
     r->timings.solve = clock_seconds() - start;
     r->timings.jobs = opts->jobs;
     r->summary.partial = opts->stop && *opts->stop;

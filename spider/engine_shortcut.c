@@ -62,7 +62,7 @@ typedef struct in_edge {
 
 typedef struct graph {
     uint32_t n_sync;
-    uint32_t *sync_chain, *sync_pos; /* per sync event, in topological order */
+    uint32_t *sync_chain; /* per sync event, in topological order */
     uint32_t *in_start;  /* edges from other chains into sync event i ... */
     struct in_edge *in; /* ... in[in_start[i]..in_start[i+1]) */
     uint8_t *feeds;      /* sync event i has an edge to another chain */
@@ -230,13 +230,13 @@ static void build_sync(const engine *e, graph *g, const uint32_t *start,
             n_in += start[d + 1] - start[d];
     }
     g->sync_chain = xmalloc_array((size_t)g->n_sync + 1, sizeof(uint32_t));
-    g->sync_pos = xmalloc_array((size_t)g->n_sync + 1, sizeof(uint32_t));
     g->in_start = xmalloc_array((size_t)g->n_sync + 1, sizeof(uint32_t));
     g->in = xmalloc_array((size_t)n_in + 1, sizeof *g->in);
     g->feeds = xmalloc((size_t)g->n_sync + 1);
     g->readers = xcalloc((size_t)g->n_sync + 1, sizeof(uint32_t));
     g->sync_at = xmalloc_array((size_t)n + 1, sizeof(uint32_t));
     uint32_t *last = xmalloc_array((size_t)e->n_chains + 1, sizeof(uint32_t));
+    uint32_t *last_pos = xmalloc_array((size_t)e->n_chains + 1, sizeof(uint32_t));
     for (uint32_t c = 0; c < e->n_chains; c++)
         last[c] = NO_SYNC;
     uint32_t k = 0;
@@ -244,7 +244,6 @@ static void build_sync(const engine *e, graph *g, const uint32_t *start,
         uint32_t d = topo[i], ch = e->chain[d], id = sync_id[d];
         if (id != NO_SYNC) {
             g->sync_chain[id] = ch;
-            g->sync_pos[id] = e->pos[d];
             g->feeds[id] = (is_sync[d] & 2) != 0;
             g->in_start[id] = k;
             for (uint32_t s = start[d]; s < start[d + 1]; s++)
@@ -255,13 +254,15 @@ static void build_sync(const engine *e, graph *g, const uint32_t *start,
                 }
             /* program order lies in the graph: a chain's events come in
              * position order */
-            assert(last[ch] == NO_SYNC || g->sync_pos[last[ch]] < e->pos[d]);
+            assert(last[ch] == NO_SYNC || e->pos[d] > last_pos[ch]);
+            last_pos[ch] = e->pos[d];
             last[ch] = id;
         }
         g->sync_at[d] = last[ch];
     }
     g->in_start[g->n_sync] = k;
     free(last);
+    free(last_pos);
     free(sync_id);
     free(is_sync);
 }
@@ -1216,6 +1217,13 @@ static void clocks_free(clocks *c)
     free(c->free_rows);
 }
 
+/* Whether a batch's clocks fit in SHORTCUT_MAX_CELLS (else Z3 decides its
+ * queries). */
+static int fits(const engine *e, uint32_t batch)
+{
+    return (size_t)e->n_chains * e->batch_chains[batch] <= SHORTCUT_MAX_CELLS;
+}
+
 /* One sweep on a thread of its own: the two read the engine, the graphs
  * and the needed set, and each writes only its own clocks. */
 typedef struct sweep_job {
@@ -1240,8 +1248,8 @@ static void sweep_batch(const engine *e, uint32_t batch, clocks *u, clocks *r,
     uint32_t k = (e->batch_chains[batch] + CLOCK_LANES - 1) & ~(uint32_t)(CLOCK_LANES - 1);
     size_t cells = (size_t)e->n_chains * k;
     clocks *both[2] = {u, r};
-    int sweeps = e->r.acyclic && !e->r_is_u ? 2 : 1; /* below */
-    for (int i = 0; i < sweeps; i++) {
+    int with_r = e->r.acyclic && !e->r_is_u; /* R is a witness, not U */
+    for (int i = 0; i < 1 + with_r; i++) {
         clocks *c = both[i];
         c->k = k;
         c->batch = batch;
@@ -1251,7 +1259,7 @@ static void sweep_batch(const engine *e, uint32_t batch, clocks *u, clocks *r,
         }
         c->n_rows = 0; /* rows are k wide: the cells are reused */
     }
-    if (!e->r.acyclic || e->r_is_u) {
+    if (!with_r) {
         sweep(e, batch, u);
         return;
     }
@@ -1290,7 +1298,7 @@ static void decide_by_batch(const engine *e, const query_list *ql,
     for (uint32_t v = 0; v < e->n_batches && !(ql->stop && *ql->stop); v++) {
         if (start[v] == start[v + 1])
             continue;
-        if ((size_t)e->n_chains * e->batch_chains[v] > SHORTCUT_MAX_CELLS) { /* too many chains: Z3 decides */
+        if (!fits(e, v)) { /* too many chains: Z3 decides */
             for (uint32_t i = start[v]; i < start[v + 1]; i++)
                 answers[order[i]] = ANSWER_UNKNOWN;
             st->undecided += start[v + 1] - start[v];
@@ -1312,7 +1320,6 @@ static void decide_by_batch(const engine *e, const query_list *ql,
 static void free_graph(graph *g)
 {
     free(g->sync_chain);
-    free(g->sync_pos);
     free(g->in_start);
     free(g->in);
     free(g->feeds);
@@ -1554,11 +1561,6 @@ static void mark_batch(const hb_order *o, batch_clocks *s, uint32_t batch)
     need_nothing(&s->needed);
     for (uint32_t i = o->batch_start[batch]; i < o->batch_start[batch + 1]; i++)
         need(&s->needed, o->batch_events[i]);
-}
-
-static int fits(const engine *e, uint32_t batch)
-{
-    return (size_t)e->n_chains * e->batch_chains[batch] <= SHORTCUT_MAX_CELLS;
 }
 
 /* A free slot for the next batch to sweep ahead (next_claim, from the

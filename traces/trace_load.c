@@ -1144,8 +1144,18 @@ static int seen_before(load_state *ls, const struct stat *st)
     return 0;
 }
 
-/* Reads a regular file, or standard input for "-". */
-static int load_file(load_state *ls, const char *path)
+/* Counts and says that path is not read again. */
+static int skip_read_already(load_state *ls, const char *path)
+{
+    ls->t->stats.files_skipped++;
+    trace_warn(ls->t, ls->opts, "%s: this file was read already; its "
+               "events are not read twice", path);
+    return TRACE_OK;
+}
+
+/* Reads path ("-": standard input); a file read already is skipped when
+ * check_seen (a loader thread's files were checked before, in order). */
+static int read_file(load_state *ls, const char *path, int check_seen)
 {
     int is_stdin = strcmp(path, "-") == 0;
     FILE *f = is_stdin ? stdin : fopen(path, "rb");
@@ -1155,12 +1165,10 @@ static int load_file(load_state *ls, const char *path)
         return TRACE_ERR;
     }
     struct stat st;
-    if (!is_stdin && fstat(fileno(f), &st) == 0 && seen_before(ls, &st)) {
+    if (check_seen && !is_stdin && fstat(fileno(f), &st) == 0 &&
+        seen_before(ls, &st)) {
         fclose(f);
-        ls->t->stats.files_skipped++;
-        trace_warn(ls->t, ls->opts, "%s: this file was read already; its "
-                   "events are not read twice", path);
-        return TRACE_OK;
+        return skip_read_already(ls, path);
     }
     char *buf;
     size_t len;
@@ -1175,6 +1183,12 @@ static int load_file(load_state *ls, const char *path)
     int rc = load_bytes(ls, path, buf, len);
     free(buf);
     return rc;
+}
+
+/* Reads a regular file, or standard input for "-". */
+static int load_file(load_state *ls, const char *path)
+{
+    return read_file(ls, path, 1);
 }
 
 /* ---- files in parallel ----------------------------------------------------
@@ -1233,8 +1247,8 @@ static unsigned loader_threads(void)
     if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY &&
         as.rlim_cur < ((rlim_t)4 << 30))
         return 1;
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > 8 ? 8 : (unsigned)n;
+    long n = sysconf(_SC_NPROCESSORS_ONLN); /* more would wait for work: */
+    return n < 1 ? 1 : n > LOAD_AHEAD ? LOAD_AHEAD : (unsigned)n; /* file_worker */
 }
 
 static void load_job(const trace_options *opts, file_job *job,
@@ -1248,10 +1262,9 @@ static void load_job(const trace_options *opts, file_job *job,
     own.warnings = w; /* NULL: counted only, as opts says */
     load_state sub = {.t = xcalloc(1, sizeof(trace)), .opts = &own,
                       .err = job->err, .err_len = err_len};
-    job->rc = load_file(&sub, job->path);
+    job->rc = read_file(&sub, job->path, 0); /* job->skip said it */
     if (w)
         fclose(w);
-    free(sub.seen);
     job->part = sub.t;
 }
 
@@ -1332,12 +1345,8 @@ static int merge_part(load_state *ls, const trace *part)
 /* Merges job i once it is done: 0, or TRACE_ERR with its message. */
 static int merge_job(load_state *ls, file_job *job)
 {
-    if (job->skip) { /* as load_file says it */
-        ls->t->stats.files_skipped++;
-        trace_warn(ls->t, ls->opts, "%s: this file was read already; its "
-                   "events are not read twice", job->path);
-        return TRACE_OK;
-    }
+    if (job->skip)
+        return skip_read_already(ls, job->path);
     if (job->warnings_len && ls->opts->warnings)
         fwrite(job->warnings, 1, job->warnings_len, ls->opts->warnings);
     if (job->part)
@@ -1382,7 +1391,7 @@ static int load_files(load_state *ls, char *const *paths, size_t n)
     }
     pthread_mutex_init(&fp.lock, NULL);
     pthread_cond_init(&fp.changed, NULL);
-    pthread_t threads[8];
+    pthread_t threads[LOAD_AHEAD];
     unsigned started = 0;
     pthread_attr_t attr; /* small stacks: the address space may be limited */
     pthread_attr_init(&attr);
