@@ -8,7 +8,7 @@ if [ -n "${SANITIZED:-}" ] || [ -n "${VALGRIND:-}" ]; then
     echo "skip: AddressSanitizer and valgrind reserve more address space than the limits here allow"
     exit 77
 fi
-./bin/cyclon-trace --nodes 100 --cycles 30 -o "$TMP/cy" 2>/dev/null
+./bin/cyclon-trace --nodes 100 --cycles 60 -o "$TMP/cy" 2>/dev/null
 for limit in 40000 60000 80000 100000 120000; do
     ( ulimit -v $limit; exec $SPIDER -q -j1 "$TMP/cy" >"$TMP/out" 2>"$TMP/err" )
     rc=$?

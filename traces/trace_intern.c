@@ -1,30 +1,53 @@
 /*
  * trace_intern.c — interning of strings, shared objects, channels and
  * threads, so that every later step compares integers.
+ *
+ * Each kind has an open-addressing table of (hash, id) pairs, the keys
+ * themselves being read from the trace's arrays: a lookup touches one
+ * cache line of the table and the one string it compares.  (uthash, which
+ * spider uses elsewhere, chains a malloc'd entry per key and expands a
+ * table only when a chain reaches ten: a fifth of the loading time went
+ * into walking its chains, five strings and three keys per event.)
  */
 #include "trace_internal.h"
 
+#include <stdint.h>
 #include <string.h>
-#include <uthash.h>
 
-typedef struct str_entry {
-    const char *s;      /* points to trace.strings[id] */
-    str_id id;
-    UT_hash_handle hh;
-} str_entry;
+typedef struct intern_slot {
+    uint32_t hash;
+    uint32_t id_plus1;      /* 0: empty */
+} intern_slot;
 
-/* Key of up to four u32 words: objects use two, channels four, threads one. */
-typedef struct key_entry {
-    uint32_t key[5];    /* key[0] = kind tag, so one table serves all */
-    uint32_t id;
-    UT_hash_handle hh;
-} key_entry;
+typedef struct intern_table {
+    intern_slot *slots;
+    uint32_t mask;          /* capacity - 1; capacity a power of two */
+    uint32_t count;
+} intern_table;
 
 typedef struct interner {
-    str_entry *strings;
-    key_entry *keys;
-    uint32_t strings_cap, objects_cap, channels_cap, threads_cap;
+    intern_table strings, objects, channels, threads, nodes;
+    uint32_t *string_len;   /* by str_id */
+    str_id *node_names;     /* by node number: what `nodes` holds */
+    uint32_t strings_cap, string_len_cap, objects_cap, channels_cap;
+    uint32_t threads_cap, nodes_cap;
 } interner;
+
+/* 8 bytes a step, multiply and shift (murmur's finaliser). */
+static uint32_t intern_hash(const void *key, size_t len)
+{
+    const unsigned char *p = key;
+    uint64_t h = (uint64_t)len * 0x9E3779B97F4A7C15u, w;
+    for (; len >= 8; p += 8, len -= 8) {
+        memcpy(&w, p, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdu;
+        h ^= h >> 32;
+    }
+    w = 0;
+    memcpy(&w, p, len);
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53u;
+    return (uint32_t)(h ^ (h >> 32));
+}
 
 static interner *get_interner(trace *t)
 {
@@ -33,83 +56,169 @@ static interner *get_interner(trace *t)
     return t->interner;
 }
 
+/* The slot of tb where hash's search starts. */
+static uint32_t first_slot(const intern_table *tb, uint32_t hash)
+{
+    return (hash ^ (hash >> 16)) & tb->mask;
+}
+
+/* Adds id under hash (not present yet), doubling the table at half full. */
+static void table_add(intern_table *tb, uint32_t hash, uint32_t id)
+{
+    if (!tb->slots || tb->count + 1 > (tb->mask + 1) / 2) {
+        uint32_t cap = tb->slots ? (tb->mask + 1) * 2 : 64;
+        if (!cap)
+            alloc_fail(SIZE_MAX, "an intern table");
+        intern_table grown = {xcalloc(cap, sizeof(intern_slot)), cap - 1,
+                              tb->count};
+        for (uint32_t i = 0; tb->slots && i <= tb->mask; i++)
+            if (tb->slots[i].id_plus1) {
+                uint32_t j = first_slot(&grown, tb->slots[i].hash);
+                while (grown.slots[j].id_plus1)
+                    j = (j + 1) & grown.mask;
+                grown.slots[j] = tb->slots[i];
+            }
+        free(tb->slots);
+        *tb = grown;
+    }
+    uint32_t j = first_slot(tb, hash);
+    while (tb->slots[j].id_plus1)
+        j = (j + 1) & tb->mask;
+    tb->slots[j] = (intern_slot){hash, id + 1};
+    tb->count++;
+}
+
+enum { NO_ID = UINT32_MAX };
+
+/* Whether the entry id of a table holds key. */
+typedef int same_key_fn(const trace *t, uint32_t id, const void *key);
+
+/* The first id stored under hash in tb whose entry holds key, or NO_ID. */
+static inline uint32_t table_find(const intern_table *tb, uint32_t hash,
+                                  same_key_fn *same, const trace *t,
+                                  const void *key)
+{
+    if (!tb->slots)
+        return NO_ID;
+    for (uint32_t j = first_slot(tb, hash); tb->slots[j].id_plus1;
+         j = (j + 1) & tb->mask)
+        if (tb->slots[j].hash == hash &&
+            same(t, tb->slots[j].id_plus1 - 1, key))
+            return tb->slots[j].id_plus1 - 1;
+    return NO_ID;
+}
+
+typedef struct text_key {
+    const char *s;
+    size_t len;
+} text_key;
+
+static int same_string(const trace *t, uint32_t id, const void *key)
+{
+    const text_key *k = key;
+    const interner *in = t->interner;
+    return in->string_len[id] == k->len &&
+           memcmp(t->strings[id], k->s, k->len) == 0;
+}
+
 str_id intern_str(trace *t, const char *s, size_t len)
 {
     interner *in = get_interner(t);
-    str_entry *e;
-    HASH_FIND(hh, in->strings, s, len, e);
-    if (e)
-        return e->id;
+    text_key key = {s, len};
+    uint32_t hash = intern_hash(s, len);
+    uint32_t found = table_find(&in->strings, hash, same_string, t, &key);
+    if (found != NO_ID)
+        return found;
+    if (len > UINT32_MAX)
+        alloc_fail(len, "a string");
     ENSURE(t->strings, in->strings_cap, t->n_strings + 1);
+    ENSURE(in->string_len, in->string_len_cap, t->n_strings + 1);
     char *copy = xmalloc(len + 1);
     memcpy(copy, s, len);
     copy[len] = '\0';
-    e = xmalloc(sizeof *e);
-    e->s = copy;
-    e->id = t->n_strings;
-    t->strings[t->n_strings++] = copy;
-    HASH_ADD_KEYPTR(hh, in->strings, e->s, len, e);
-    return e->id;
+    in->string_len[t->n_strings] = (uint32_t)len;
+    t->strings[t->n_strings] = copy;
+    table_add(&in->strings, hash, t->n_strings);
+    return t->n_strings++;
 }
 
-enum { KEY_OBJECT = 1, KEY_CHANNEL, KEY_THREAD, KEY_NODE };
-
-static key_entry *find_key(interner *in, const uint32_t key[5])
+static int same_object(const trace *t, uint32_t id, const void *key)
 {
-    key_entry *e;
-    HASH_FIND(hh, in->keys, key, 5 * sizeof(uint32_t), e);
-    return e;
-}
-
-static void add_key(interner *in, const uint32_t key[5], uint32_t id)
-{
-    key_entry *e = xcalloc(1, sizeof *e);
-    memcpy(e->key, key, sizeof e->key);
-    e->id = id;
-    HASH_ADD(hh, in->keys, key, sizeof e->key, e);
+    const shared_object *o = key;
+    return t->objects[id].node == o->node && t->objects[id].name == o->name;
 }
 
 uint32_t intern_object(trace *t, str_id node, str_id name)
 {
     interner *in = get_interner(t);
-    uint32_t key[5] = {KEY_OBJECT, node, name, 0, 0};
-    key_entry *e = find_key(in, key);
-    if (e)
-        return e->id;
+    shared_object key = {node, name};
+    uint32_t words[2] = {node, name};
+    uint32_t hash = intern_hash(words, sizeof words);
+    uint32_t found = table_find(&in->objects, hash, same_object, t, &key);
+    if (found != NO_ID)
+        return found;
     ENSURE(t->objects, in->objects_cap, t->n_objects + 1);
-    t->objects[t->n_objects] = (shared_object){node, name};
-    add_key(in, key, t->n_objects);
+    t->objects[t->n_objects] = key;
+    table_add(&in->objects, hash, t->n_objects);
     return t->n_objects++;
+}
+
+static int same_channel(const trace *t, uint32_t id, const void *key)
+{
+    const channel *o = &t->channels[id], *c = key;
+    return o->src == c->src && o->src_port == c->src_port &&
+           o->dst == c->dst && o->dst_port == c->dst_port;
 }
 
 uint32_t intern_channel(trace *t, const channel *c)
 {
     interner *in = get_interner(t);
-    uint32_t key[5] = {KEY_CHANNEL, c->src, c->src_port, c->dst, c->dst_port};
-    key_entry *e = find_key(in, key);
-    if (e)
-        return e->id;
+    uint32_t words[4] = {c->src, c->src_port, c->dst, c->dst_port};
+    uint32_t hash = intern_hash(words, sizeof words);
+    uint32_t found = table_find(&in->channels, hash, same_channel, t, c);
+    if (found != NO_ID)
+        return found;
     ENSURE(t->channels, in->channels_cap, t->n_channels + 1);
     t->channels[t->n_channels] = *c;
-    add_key(in, key, t->n_channels);
+    table_add(&in->channels, hash, t->n_channels);
     return t->n_channels++;
+}
+
+static uint32_t hash_id(str_id name)
+{
+    return intern_hash(&name, sizeof name);
+}
+
+static int same_thread(const trace *t, uint32_t id, const void *key)
+{
+    return t->threads[id].name == *(const str_id *)key;
 }
 
 int32_t find_thread(const trace *t, str_id name)
 {
     if (!t->interner)
         return NONE;
-    uint32_t key[5] = {KEY_THREAD, name, 0, 0, 0};
-    key_entry *e = find_key(t->interner, key);
-    return e ? (int32_t)e->id : NONE;
+    const interner *in = t->interner;
+    uint32_t id = table_find(&in->threads, hash_id(name),
+                             same_thread, t, &name);
+    return id == NO_ID ? NONE : (int32_t)id;
+}
+
+static int same_node(const trace *t, uint32_t id, const void *key)
+{
+    const interner *in = t->interner;
+    return in->node_names[id] == *(const str_id *)key;
 }
 
 static void count_node(trace *t, str_id node)
 {
     interner *in = get_interner(t);
-    uint32_t key[5] = {KEY_NODE, node, 0, 0, 0};
-    if (!find_key(in, key))
-        add_key(in, key, t->n_nodes++);
+    uint32_t hash = hash_id(node);
+    if (table_find(&in->nodes, hash, same_node, t, &node) != NO_ID)
+        return;
+    ENSURE(in->node_names, in->nodes_cap, t->n_nodes + 1);
+    in->node_names[t->n_nodes] = node;
+    table_add(&in->nodes, hash, t->n_nodes++);
 }
 
 uint32_t intern_thread(trace *t, str_id name)
@@ -126,8 +235,7 @@ uint32_t intern_thread(trace *t, str_id name)
     t->threads[t->n_threads] = (thread_info){
         .name = name, .node = node, .events = NULL, .n_events = 0,
         .create = NONE};
-    uint32_t key[5] = {KEY_THREAD, name, 0, 0, 0};
-    add_key(in, key, t->n_threads);
+    table_add(&in->threads, hash_id(name), t->n_threads);
     return t->n_threads++;
 }
 
@@ -136,16 +244,13 @@ void interner_free(trace *t)
     interner *in = t->interner;
     if (!in)
         return;
-    str_entry *s, *stmp;
-    HASH_ITER(hh, in->strings, s, stmp) {
-        HASH_DEL(in->strings, s);
-        free(s);
-    }
-    key_entry *k, *ktmp;
-    HASH_ITER(hh, in->keys, k, ktmp) {
-        HASH_DEL(in->keys, k);
-        free(k);
-    }
+    free(in->strings.slots);
+    free(in->objects.slots);
+    free(in->channels.slots);
+    free(in->threads.slots);
+    free(in->nodes.slots);
+    free(in->string_len);
+    free(in->node_names);
     free(in);
     t->interner = NULL;
 }

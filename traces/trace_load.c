@@ -8,6 +8,7 @@
  */
 #include "trace_internal.h"
 #include "alloc.h"
+#include "json_arena.h"
 #include "text.h"
 
 #include <cjson/cJSON.h>
@@ -122,6 +123,7 @@ typedef struct reader {
     const char *spans[MEMBER_SPANS][2];
     size_t n_spans;
     int has_cr;             /* the buffer holds a CR: advance_to looks */
+    json_arena *arena;      /* holds the tree of the object being read */
 } reader;
 
 /* Whether s ends a line: LF, CR LF (at its LF), or a CR alone (old Mac
@@ -242,8 +244,12 @@ static const char *skip_value(const char *q, const char *end)
     if (*q != '{' && *q != '[') {
         if (*q == '"')
             return scan_string(q, end, &st);
-        while (q < end && !strchr(",}] \t\r\n", *q))
-            q++;
+        for (; q < end; q++)
+            switch (*q) {
+            case ',': case '}': case ']': case ' ': case '\t': case '\r':
+            case '\n':
+                return q;
+            }
         return q;
     }
     for (; q < end; q++) {
@@ -384,8 +390,23 @@ static char *number_canonical(const char *s, size_t n)
     return out;
 }
 
+/* Whether s[0..n) is its own canonical text: an integer without leading
+ * zeros, and not "-0" (ports and message ids: most numbers). */
+static int canonical_integer(const char *s, size_t n)
+{
+    size_t i = n && s[0] == '-';
+    if (i == n || s[i] < '0' || s[i] > '9' || (s[i] == '0' && n > 1))
+        return 0;
+    for (i++; i < n; i++)
+        if (s[i] < '0' || s[i] > '9')
+            return 0;
+    return 1;
+}
+
 static str_id intern_number(reader *r, const char *s, size_t n)
 {
+    if (canonical_integer(s, n))
+        return intern_str(r->t, s, n);
     char *c = number_canonical(s, n);
     str_id id = intern_str(r->t, c, strlen(c));
     free(c);
@@ -394,7 +415,7 @@ static str_id intern_number(reader *r, const char *s, size_t n)
 
 /* The members an event may have, found in one pass over the object
  * (cJSON_GetObjectItemCaseSensitive scans every member for each name:
- * a tenth of the loading time).  Keys are unique (duplicate_key). */
+ * a tenth of the loading time). */
 enum {
     F_TYPE, F_THREAD, F_TIMESTAMP, F_SIZE, F_LOC, F_VARIABLE, F_CHILD,
     F_MESSAGE, F_SRC, F_SRC_PORT, F_DST, F_DST_PORT, F_SOCKET_TYPE, F_COUNT
@@ -407,16 +428,54 @@ typedef struct event_fields {
     const cJSON *f[F_COUNT];         /* NULL: absent */
 } event_fields;
 
-static void find_fields(const cJSON *obj, event_fields *out)
+/* The field named key, or -1: the first letter picks the candidates. */
+static int field_of(const char *key)
+{
+    int from, to;
+    switch (key[0]) {
+    case 't': from = F_TYPE, to = F_TIMESTAMP; break;
+    case 's': from = F_SIZE, to = F_SOCKET_TYPE; break;
+    case 'd': from = F_DST, to = F_DST_PORT; break;
+    case 'l': from = to = F_LOC; break;
+    case 'v': from = to = F_VARIABLE; break;
+    case 'c': from = to = F_CHILD; break;
+    case 'm': from = to = F_MESSAGE; break;
+    default: return -1;
+    }
+    for (int i = from; i <= to; i++)
+        if (field_names[i][0] == key[0] && strcmp(key, field_names[i]) == 0)
+            return i;
+    return -1;
+}
+
+/* Fills out with obj's fields.  Returns whether a key may be written
+ * twice (duplicate_key() then names it): a known field met again, two
+ * equal keys among the others, or too many others to compare. */
+static int find_fields(const cJSON *obj, event_fields *out)
 {
     memset(out, 0, sizeof *out);
-    for (const cJSON *c = obj->child; c; c = c->next)
-        for (int i = 0; i < F_COUNT; i++)
-            if (c->string && c->string[0] == field_names[i][0] &&
-                strcmp(c->string, field_names[i]) == 0) {
+    enum { OTHERS_MAX = 16 }; /* Falcon writes a few more: host, data... */
+    const char *others[OTHERS_MAX];
+    size_t n_others = 0;
+    int twice = 0;
+    for (const cJSON *c = obj->child; c; c = c->next) {
+        int i = field_of(c->string);
+        if (i >= 0) {
+            twice |= out->f[i] != NULL;
+            if (!out->f[i]) /* cJSON's choice: the first */
                 out->f[i] = c;
-                break;
-            }
+            continue;
+        }
+        if (twice)
+            continue;
+        for (size_t k = 0; k < n_others && !twice; k++)
+            twice = strcmp(others[k], c->string) == 0;
+        if (n_others < OTHERS_MAX)
+            others[n_others++] = c->string;
+        else
+            twice = 1;
+    }
+    return twice;
 }
 
 /* A string-or-number field as an interned string; STR_NONE if absent.
@@ -444,20 +503,23 @@ static int text_field(reader *r, const cJSON *obj, const cJSON *f,
     return 0;
 }
 
-/* s[0..n) as an int64, exactly; -1 when it is not an integer in range. */
+/* s[0..n) as an int64, exactly, as strtoll() reads a whole decimal text
+ * (a sign, then digits); -1 when it is not an integer in range.  By hand:
+ * strtoll() needs a NUL-terminated copy, and this runs for every event. */
 static int parse_int64(const char *s, size_t n, int64_t *out)
 {
-    char buf[32];
-    if (n == 0 || n >= sizeof buf)
+    size_t i = n && (s[0] == '-' || s[0] == '+');
+    int neg = n && s[0] == '-';
+    if (i == n)
         return -1;
-    memcpy(buf, s, n);
-    buf[n] = '\0';
-    char *endp;
-    errno = 0;
-    long long v = strtoll(buf, &endp, 10);
-    if (*endp != '\0' || errno || isspace((unsigned char)buf[0]))
-        return -1;
-    *out = v;
+    uint64_t v = 0, limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+    for (; i < n; i++) {
+        unsigned d = (unsigned char)s[i] - '0';
+        if (d > 9 || v > (limit - d) / 10)
+            return -1;
+        v = v * 10 + d;
+    }
+    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
     return 0;
 }
 
@@ -498,13 +560,12 @@ static int needs_variable(event_kind k)
 }
 
 /* Fills e from obj.  Returns NULL on success, else what is wrong. */
-static const char *convert_event(reader *r, const cJSON *obj, event *e,
+static const char *convert_event(reader *r, const cJSON *obj,
+                                 const event_fields *ef, event *e,
                                  char *why, size_t why_len)
 {
     trace *t = r->t;
-    event_fields ef;
-    find_fields(obj, &ef);
-    const cJSON *const *f = ef.f;
+    const cJSON *const *f = ef->f;
     const cJSON *type = f[F_TYPE];
     int kind = 0;
     if (!type)
@@ -626,6 +687,8 @@ static const char *convert_event(reader *r, const cJSON *obj, event *e,
  * is refused rather than merged with another. */
 static const char *nul_escape(const char *q, const char *end)
 {
+    if (!memchr(q, '\\', (size_t)(end - q)))
+        return NULL; /* no escape at all: most objects */
     int in_string = 0;
     for (; q < end; q++) {
         if (*q == '"')
@@ -639,13 +702,13 @@ static const char *nul_escape(const char *q, const char *end)
     return NULL;
 }
 
+/* The first key written twice in obj (NULL if none): cJSON would use the
+ * first silently, whatever the second says. */
 static int cmp_str_ptrs(const void *a, const void *b)
 {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* The first key written twice in obj (NULL if none): cJSON would use the
- * first silently, whatever the second says. */
 static const char *duplicate_key(const cJSON *obj)
 {
     size_t n = 0;
@@ -653,29 +716,16 @@ static const char *duplicate_key(const cJSON *obj)
         n++;
     if (n < 2)
         return NULL;
-    enum { ON_STACK = 32 }; /* an event has about ten keys */
-    const char *stack[ON_STACK];
-    const char **keys = n <= ON_STACK ? stack : xmalloc_array(n, sizeof *keys);
+    const char **keys = xmalloc_array(n, sizeof *keys);
     n = 0;
     for (const cJSON *c = obj->child; c; c = c->next)
         keys[n++] = c->string;
-    if (keys == stack) { /* a few: insertion sort, no call per compare */
-        for (size_t i = 1; i < n; i++) {
-            const char *k = keys[i];
-            size_t j = i;
-            for (; j > 0 && strcmp(keys[j - 1], k) > 0; j--)
-                keys[j] = keys[j - 1];
-            keys[j] = k;
-        }
-    } else {
-        qsort(keys, n, sizeof *keys, cmp_str_ptrs);
-    }
+    qsort(keys, n, sizeof *keys, cmp_str_ptrs);
     const char *dup = NULL;
     for (size_t i = 1; i < n && !dup; i++)
         if (strcmp(keys[i - 1], keys[i]) == 0)
             dup = keys[i];
-    if (keys != stack)
-        free(keys);
+    free(keys);
     return dup;
 }
 
@@ -695,7 +745,8 @@ static const char *check_event(reader *r, const cJSON *obj, const char *at,
                  "would cut it short", col);
         return why;
     }
-    const char *dup = duplicate_key(obj);
+    event_fields ef;
+    const char *dup = find_fields(obj, &ef) ? duplicate_key(obj) : NULL;
     if (dup) {
         text_pool pool = {0};
         snprintf(why, why_len, "key \"%.60s\" is written twice",
@@ -704,7 +755,7 @@ static const char *check_event(reader *r, const cJSON *obj, const char *at,
         return why;
     }
     r->obj_text = at;
-    return convert_event(r, obj, e, why, why_len);
+    return convert_event(r, obj, &ef, e, why, why_len);
 }
 
 static int add_event(reader *r, const cJSON *obj, const char *at,
@@ -983,12 +1034,13 @@ static int read_object(reader *r, int *stop)
 {
     const char *obj_start = r->p;
     const char *parse_end = NULL;
+    json_arena_enter(r->arena); /* leaving it frees the tree */
     cJSON *obj = cJSON_ParseWithLengthOpts(r->p, (size_t)(r->end - r->p),
                                            &parse_end, 0);
+    int rc = obj ? add_event(r, obj, obj_start, parse_end) : TRACE_OK;
+    json_arena_leave(r->arena);
     if (!obj)
         return bad_object(r, obj_start, parse_end, stop);
-    int rc = add_event(r, obj, obj_start, parse_end);
-    cJSON_Delete(obj);
     if (rc == TRACE_OK)
         advance_to(r, parse_end);
     return rc;
@@ -1090,11 +1142,12 @@ static int load_bytes(load_state *ls, const char *name, const char *data,
         .file = add_file(ls->t, name, &ls->files_cap),
         .start = data, .end = data + len, .p = data, .line = 1,
         .line_start = data, .events_cap = ls->events_cap,
-        .err = ls->err, .err_len = ls->err_len};
+        .err = ls->err, .err_len = ls->err_len, .arena = json_arena_new()};
     r.has_cr = memchr(data, '\r', len) != NULL;
     const char *nul = memchr(data, '\0', len);
     int rc = nul ? fail_at(&r, nul, "NUL byte: this is not a JSON text file")
                  : read_buffer(&r);
+    json_arena_free(r.arena);
     ls->events_cap = r.events_cap;
     return rc;
 }
@@ -1222,20 +1275,6 @@ typedef struct file_pool {
     pthread_mutex_t lock;
     pthread_cond_t changed;
 } file_pool;
-
-/* cJSON's allocations end the run when memory runs out, as ours do: a
- * parse that could not allocate must not read as "invalid JSON" (a
- * loader thread hits the limit first). */
-static void *json_malloc(size_t size)
-{
-    return xmalloc(size);
-}
-
-static void use_json_hooks(void)
-{
-    cJSON_Hooks hooks = {.malloc_fn = json_malloc, .free_fn = free};
-    cJSON_InitHooks(&hooks);
-}
 
 /* Loader threads: one per core, but one in all under a small address
  * space limit (ulimit -v): each thread's malloc arena reserves 64 MB, and
@@ -1520,8 +1559,7 @@ int trace_load(const char *const *paths, size_t n_paths,
                const trace_options *opts, trace **out, char *err,
                size_t err_len)
 {
-    static pthread_once_t hooks_once = PTHREAD_ONCE_INIT;
-    pthread_once(&hooks_once, use_json_hooks);
+    json_arena_install();
     load_state ls = {.t = xcalloc(1, sizeof(trace)), .opts = opts,
                      .err = err, .err_len = err_len};
     int rc = TRACE_OK;
@@ -1553,6 +1591,7 @@ int trace_load_buffer(const char *name, const char *data, size_t len,
                       const trace_options *opts, trace **out, char *err,
                       size_t err_len)
 {
+    json_arena_install();
     load_state ls = {.t = xcalloc(1, sizeof(trace)), .opts = opts,
                      .err = err, .err_len = err_len};
     return finish(&ls, load_bytes(&ls, name, data, len), out);
