@@ -147,6 +147,40 @@ static void numbers_as_text(void **state)
     trace_free(t);
 }
 
+/* Integers are exact beyond a double's 53 bits (read from the text), and
+ * a number written with a fraction or an exponent counts by its value. */
+static void integers_are_exact(void **state)
+{
+    (void)state;
+    trace *t = load(EV("\"type\":\"START\",\"timestamp\":9007199254740993")
+                    EV("\"type\":\"W\",\"variable\":\"x\","
+                       "\"timestamp\":9223372036854775807")
+                    EV("\"type\":\"R\",\"variable\":\"x\","
+                       "\"timestamp\":-9223372036854775808")
+                    EV("\"type\":\"R\",\"variable\":\"x\",\"timestamp\":1e3,"
+                       "\"loc\":1e3")
+                    EV("\"type\":\"R\",\"variable\":\"x\",\"timestamp\":-0,"
+                       "\"loc\":-0")
+                    EV("\"type\":\"SND\",\"message\":\"m\",\"size\":9007199254740995,"
+                       "\"timestamp\":2.5e1,\"loc\":10000000000000000000001"));
+    assert_non_null(t);
+    assert_true(t->events[0].timestamp == INT64_C(9007199254740993));
+    assert_true(t->events[1].timestamp == INT64_MAX);
+    assert_true(t->events[2].timestamp == INT64_MIN);
+    assert_int_equal(t->events[3].timestamp, 1000);
+    assert_string_equal(t->strings[t->events[3].loc], "1000");
+    assert_int_equal(t->events[4].timestamp, 0);
+    assert_string_equal(t->strings[t->events[4].loc], "0");
+    assert_true(t->events[5].size == INT64_C(9007199254740995));
+    assert_int_equal(t->events[5].timestamp, 25);
+    assert_string_equal(t->strings[t->events[5].loc], "10000000000000000000001");
+    trace_free(t);
+    expect_error(EV("\"type\":\"START\",\"timestamp\":9223372036854775808"),
+                 "\"timestamp\" must be an integer");
+    expect_error(EV("\"type\":\"START\",\"timestamp\":1.25"),
+                 "\"timestamp\" must be an integer");
+}
+
 static void unknown_fields_ignored(void **state)
 {
     (void)state;
@@ -592,6 +626,7 @@ int main(void)
         cmocka_unit_test(unknown_fields_ignored),
         cmocka_unit_test(event_location_without_loc),
         cmocka_unit_test(timestamp_order_is_stable),
+        cmocka_unit_test(integers_are_exact),
         cmocka_unit_test(match_by_message_id),
         cmocka_unit_test(id_sent_twice_is_a_disjunction),
         cmocka_unit_test(tcp_byte_streams),

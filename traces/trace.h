@@ -125,7 +125,8 @@ typedef struct trace_stats {
 } trace_stats;
 
 typedef struct trace {
-    char **strings;        /* interned strings, by str_id */
+    char **strings;        /* interned strings, by str_id; they live in
+                              string_blocks (trace_free frees them) */
     uint32_t n_strings;
     char **files;          /* paths as read, in reading order */
     uint32_t n_files;
@@ -148,6 +149,7 @@ typedef struct trace {
     uint32_t n_waits;
     trace_stats stats;
     void *interner;        /* private */
+    void *string_blocks;   /* private: the strings' storage */
 } trace;
 
 typedef enum trace_order { ORDER_FILE, ORDER_TIMESTAMP } trace_order;

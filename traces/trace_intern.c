@@ -27,11 +27,49 @@ typedef struct intern_table {
 
 typedef struct interner {
     intern_table strings, objects, channels, threads, nodes;
-    uint32_t *string_len;   /* by str_id */
     str_id *node_names;     /* by node number: what `nodes` holds */
-    uint32_t strings_cap, string_len_cap, objects_cap, channels_cap;
-    uint32_t threads_cap, nodes_cap;
+    uint32_t strings_cap, objects_cap, channels_cap, threads_cap, nodes_cap;
 } interner;
+
+/* The strings of a trace are stored one after another in blocks, each as
+ * its length (4 bytes), its bytes and a NUL: one allocation per block,
+ * not per string, and a comparison reads the length next to the bytes. */
+typedef struct string_block {
+    struct string_block *next;
+    size_t used, cap;
+    char bytes[];
+} string_block;
+
+enum { STRING_BLOCK = 64 << 10 };
+
+/* A copy of s[0..len) with its length before it, kept until trace_free. */
+static char *store_string(trace *t, const char *s, size_t len)
+{
+    uint32_t len32 = (uint32_t)len;
+    size_t need = (sizeof len32 + len + 1 + 3) & ~(size_t)3;
+    string_block *b = t->string_blocks;
+    if (!b || b->cap - b->used < need) {
+        size_t cap = need > STRING_BLOCK ? need : STRING_BLOCK;
+        string_block *nb = xmalloc(sizeof *nb + cap);
+        *nb = (string_block){.next = b, .used = 0, .cap = cap};
+        t->string_blocks = b = nb;
+    }
+    char *at = b->bytes + b->used;
+    b->used += need;
+    memcpy(at, &len32, sizeof len32);
+    memcpy(at + sizeof len32, s, len);
+    at[sizeof len32 + len] = '\0';
+    return at + sizeof len32;
+}
+
+void interned_strings_free(trace *t)
+{
+    for (string_block *b = t->string_blocks, *next; b; b = next) {
+        next = b->next;
+        free(b);
+    }
+    t->string_blocks = NULL;
+}
 
 /* 8 bytes a step, multiply and shift (murmur's finaliser). */
 static uint32_t intern_hash(const void *key, size_t len)
@@ -116,8 +154,7 @@ typedef struct text_key {
 static int same_string(const trace *t, uint32_t id, const void *key)
 {
     const text_key *k = key;
-    const interner *in = t->interner;
-    return in->string_len[id] == k->len &&
+    return interned_len(t, id) == k->len &&
            memcmp(t->strings[id], k->s, k->len) == 0;
 }
 
@@ -129,15 +166,10 @@ str_id intern_str(trace *t, const char *s, size_t len)
     uint32_t found = table_find(&in->strings, hash, same_string, t, &key);
     if (found != NO_ID)
         return found;
-    if (len > UINT32_MAX)
+    if (len > UINT32_MAX - 8)
         alloc_fail(len, "a string");
     ENSURE(t->strings, in->strings_cap, t->n_strings + 1);
-    ENSURE(in->string_len, in->string_len_cap, t->n_strings + 1);
-    char *copy = xmalloc(len + 1);
-    memcpy(copy, s, len);
-    copy[len] = '\0';
-    in->string_len[t->n_strings] = (uint32_t)len;
-    t->strings[t->n_strings] = copy;
+    t->strings[t->n_strings] = store_string(t, s, len);
     table_add(&in->strings, hash, t->n_strings);
     return t->n_strings++;
 }
@@ -249,7 +281,6 @@ void interner_free(trace *t)
     free(in->channels.slots);
     free(in->threads.slots);
     free(in->nodes.slots);
-    free(in->string_len);
     free(in->node_names);
     free(in);
     t->interner = NULL;

@@ -8,12 +8,22 @@
 #include "trace.h"
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Grows arr (of cap elements) to hold at least need: ALLOC_GROW. */
 #define ENSURE(arr, cap, need) ALLOC_GROW(arr, need, cap)
 
 /* Interning: strings, (node, name) objects, channels, threads by name. */
 str_id intern_str(trace *t, const char *s, size_t len);
+/* The length of t->strings[id] (kept before its first byte). */
+static inline size_t interned_len(const trace *t, str_id id)
+{
+    uint32_t len;
+    memcpy(&len, t->strings[id] - sizeof len, sizeof len);
+    return len;
+}
+/* Frees the storage of t's strings (trace_free). */
+void interned_strings_free(trace *t);
 uint32_t intern_object(trace *t, str_id node, str_id name);
 uint32_t intern_channel(trace *t, const channel *c);
 /* Returns the thread named `name`, creating it (and its node) if new. */

@@ -532,9 +532,16 @@ static int int_field(reader *r, const cJSON *obj, const cJSON *f,
     if (!f || cJSON_IsNull(f))
         return 0;
     if (cJSON_IsNumber(f)) {
+        double v = f->valuedouble;
+        if (fabs(v) < 9007199254740992.0) { /* 2^53: v is the text's value */
+            if (v != floor(v))
+                return -1;
+            *out = (int64_t)v;
+            *present = 1;
+            return 0;
+        }
         const char *vs, *ve;
         raw_member(r, obj, f, &vs, &ve);
-        double v = f->valuedouble;
         if (parse_int64(vs, (size_t)(ve - vs), out) != 0) {
             if (v != floor(v) || !(v >= -9223372036854775808.0 &&
                                    v < 9223372036854775808.0))
@@ -1339,7 +1346,7 @@ static int merge_part(load_state *ls, const trace *part)
     uint32_t file = add_file(t, part->files[0], &ls->files_cap);
     str_id *str = xmalloc_array((size_t)part->n_strings + 1, sizeof *str);
     for (uint32_t i = 0; i < part->n_strings; i++)
-        str[i] = intern_str(t, part->strings[i], strlen(part->strings[i]));
+        str[i] = intern_str(t, part->strings[i], interned_len(part, i));
     uint32_t *thr = xmalloc_array((size_t)part->n_threads + 1, sizeof *thr);
     for (uint32_t i = 0; i < part->n_threads; i++)
         thr[i] = intern_thread(t, str[part->threads[i].name]);
@@ -1602,8 +1609,7 @@ void trace_free(trace *t)
     if (!t)
         return;
     interner_free(t);
-    for (uint32_t i = 0; i < t->n_strings; i++)
-        free(t->strings[i]);
+    interned_strings_free(t);
     free(t->strings);
     for (uint32_t i = 0; i < t->n_files; i++)
         free(t->files[i]);
