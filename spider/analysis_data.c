@@ -632,8 +632,8 @@ static void pair_runs(engine_run *run, const hb_order *o, interval_scratch *s,
     uint32_t nb = B->to - B->from;
     for (uint32_t j = 0; j < nb; j++) {
         uint32_t b = s->item[B->from + j].ev;
-        s->last_u[j] = hb_order_last_reaching(o, 0, b, A->chain);
-        s->last_r[j] = witness ? hb_order_last_reaching(o, 1, b, A->chain) : -1;
+        hb_order_last_reaching_both(o, b, A->chain, &s->last_u[j],
+                                    &s->last_r[j]);
     }
     window w = {0, 0, 0, 0};
     pair_ctx p = {.run = run, .s = s, .b = B};
@@ -641,13 +641,13 @@ static void pair_runs(engine_run *run, const hb_order *o, interval_scratch *s,
         const access_item *a = &s->item[i];
         int32_t pa = (int32_t)(uint32_t)a->place;
         /* B's accesses up to the last reaching a; from the first a reaches */
-        int32_t before_u = hb_order_last_reaching(o, 0, a->ev, B->chain);
+        int32_t before_u, before_r;
+        hb_order_last_reaching_both(o, a->ev, B->chain, &before_u, &before_r);
         while (w.lo_u < nb && (int32_t)(uint32_t)s->item[B->from + w.lo_u].place <= before_u)
             w.lo_u++;
         while (w.hi_u < nb && s->last_u[w.hi_u] < pa)
             w.hi_u++;
         if (witness) {
-            int32_t before_r = hb_order_last_reaching(o, 1, a->ev, B->chain);
             while (w.lo_r < nb && (int32_t)(uint32_t)s->item[B->from + w.lo_r].place <= before_r)
                 w.lo_r++;
             while (w.hi_r < nb && s->last_r[w.hi_r] < pa)

@@ -368,11 +368,11 @@ static int count_thread(engine_run *run, hb_order *o, message_state *st,
         p.y = y;
         int32_t skip = channel_of(&t->events[rcvs[y]]);
         /* r_x before k_u reach s2 in U; before k_r, in R */
-        uint32_t k_u = prefix_reaching(s->pos, y,
-                                       hb_order_last_reaching(o, 0, s->send[y], chain));
-        uint32_t k_r = witness ? prefix_reaching(s->pos, y,
-                                 hb_order_last_reaching(o, 1, s->send[y], chain))
-                               : y;
+        int32_t last_u, last_r;
+        hb_order_last_reaching_both(o, s->send[y], chain, &last_u, &last_r);
+        uint32_t k_u = prefix_reaching(s->pos, y, last_u);
+        uint32_t k_r = !witness ? y : last_r == last_u ? k_u
+                                : prefix_reaching(s->pos, y, last_r);
         if (k_r < k_u)
             k_r = k_u;
         for (uint32_t c = 0; c < n_cls; c++) {

@@ -310,6 +310,10 @@ uint32_t hb_order_pos(const hb_order *o, uint32_t e);
  * hb_order_witness(). */
 int32_t hb_order_last_reaching(const hb_order *o, int resolved, uint32_t y,
                                uint32_t c);
+/* Both at once: *in_u in U and, when hb_order_witness(), *in_r in R (else
+ * -1); where R is U, y is looked up once. */
+void hb_order_last_reaching_both(const hb_order *o, uint32_t y, uint32_t c,
+                                 int32_t *in_u, int32_t *in_r);
 /* Whether R is a witness of Φ (acyclic): then events unordered in R can
  * happen at once. */
 int hb_order_witness(const hb_order *o);

@@ -1748,6 +1748,15 @@ int32_t hb_order_last_reaching(const hb_order *o, int resolved, uint32_t y,
     return vc->rows[(size_t)r * vc->k + e->chain_local[c]];
 }
 
+void hb_order_last_reaching_both(const hb_order *o, uint32_t y, uint32_t c,
+                                 int32_t *in_u, int32_t *in_r)
+{
+    *in_u = hb_order_last_reaching(o, 0, y, c);
+    *in_r = !o->e.r.acyclic ? -1
+          : o->e.r_is_u     ? *in_u
+                            : hb_order_last_reaching(o, 1, y, c);
+}
+
 int hb_order_witness(const hb_order *o)
 {
     return o->e.r.acyclic;

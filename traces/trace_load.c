@@ -101,6 +101,17 @@ void trace_warn(trace *t, const trace_options *opts, const char *fmt, ...)
 
 /* ---- reading one buffer ------------------------------------------------ */
 
+/* The members an event may have, found in one pass over the object
+ * (cJSON_GetObjectItemCaseSensitive scans every member for each name:
+ * a tenth of the loading time). */
+enum {
+    F_TYPE, F_THREAD, F_TIMESTAMP, F_SIZE, F_LOC, F_VARIABLE, F_CHILD,
+    F_MESSAGE, F_SRC, F_SRC_PORT, F_DST, F_DST_PORT, F_SOCKET_TYPE, F_COUNT
+};
+static const char *const field_names[F_COUNT] = {
+    "type", "thread", "timestamp", "size", "loc", "variable", "child",
+    "message", "src", "src_port", "dst", "dst_port", "socket_type"};
+
 enum { MEMBER_SPANS = 32 };
 
 typedef struct reader {
@@ -110,6 +121,7 @@ typedef struct reader {
     uint32_t file;
     const char *start, *end, *p;
     const char *obj_text;   /* the object being converted */
+    int obj_plain;          /* it holds no backslash: a '"' ends a string */
     uint32_t line;          /* line of p */
     const char *line_start; /* first byte of p's line */
     uint32_t events_cap;
@@ -263,6 +275,16 @@ static const char *skip_value(const char *q, const char *end)
     return end;
 }
 
+/* One past the string at q (a '"'; valid JSON: cJSON has parsed it). */
+static const char *string_end(const reader *r, const char *q)
+{
+    int st;
+    if (!r->obj_plain)
+        return scan_string(q, r->end, &st);
+    const char *close = memchr(q + 1, '"', (size_t)(r->end - q - 1));
+    return close ? close + 1 : r->end;
+}
+
 static const char *skip_blank(const char *q, const char *end)
 {
     while (q < end && (unsigned char)*q <= ' ')
@@ -286,10 +308,9 @@ static void raw_member(reader *r, const cJSON *obj, const cJSON *item,
     }
     const char *q = r->spans_next, *end = r->end;
     for (size_t k = r->n_spans; k <= i; k++) {
-        int st;
-        q = skip_blank(scan_string(skip_blank(q, end), end, &st), end) + 1;
+        q = skip_blank(string_end(r, skip_blank(q, end)), end) + 1;
         q = skip_blank(q, end);
-        const char *v_end = skip_value(q, end);
+        const char *v_end = *q == '"' ? string_end(r, q) : skip_value(q, end);
         if (k < MEMBER_SPANS) {
             r->spans[k][0] = q;
             r->spans[k][1] = v_end;
@@ -413,17 +434,6 @@ static str_id intern_number(reader *r, const char *s, size_t n)
     return id;
 }
 
-/* The members an event may have, found in one pass over the object
- * (cJSON_GetObjectItemCaseSensitive scans every member for each name:
- * a tenth of the loading time). */
-enum {
-    F_TYPE, F_THREAD, F_TIMESTAMP, F_SIZE, F_LOC, F_VARIABLE, F_CHILD,
-    F_MESSAGE, F_SRC, F_SRC_PORT, F_DST, F_DST_PORT, F_SOCKET_TYPE, F_COUNT
-};
-static const char *const field_names[F_COUNT] = {
-    "type", "thread", "timestamp", "size", "loc", "variable", "child",
-    "message", "src", "src_port", "dst", "dst_port", "socket_type"};
-
 typedef struct event_fields {
     const cJSON *f[F_COUNT];         /* NULL: absent */
 } event_fields;
@@ -442,9 +452,13 @@ static int field_of(const char *key)
     case 'm': from = to = F_MESSAGE; break;
     default: return -1;
     }
-    for (int i = from; i <= to; i++)
-        if (field_names[i][0] == key[0] && strcmp(key, field_names[i]) == 0)
+    for (int i = from; i <= to; i++) {
+        const char *a = key, *b = field_names[i];
+        while (*a && *a == *b) /* no call: keys are short */
+            a++, b++;
+        if (*a == *b)
             return i;
+    }
     return -1;
 }
 
@@ -694,8 +708,6 @@ static const char *convert_event(reader *r, const cJSON *obj,
  * is refused rather than merged with another. */
 static const char *nul_escape(const char *q, const char *end)
 {
-    if (!memchr(q, '\\', (size_t)(end - q)))
-        return NULL; /* no escape at all: most objects */
     int in_string = 0;
     for (; q < end; q++) {
         if (*q == '"')
@@ -744,7 +756,8 @@ static const char *check_event(reader *r, const cJSON *obj, const char *at,
 {
     if (!cJSON_IsObject(obj))
         return "expected an event object";
-    const char *nul = nul_escape(at, end);
+    r->obj_plain = !memchr(at, '\\', (size_t)(end - at));
+    const char *nul = r->obj_plain ? NULL : nul_escape(at, end);
     if (nul) {
         uint32_t line, col;
         position_of(r, nul, &line, &col);
