@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -551,8 +552,20 @@ static int flush_report(int status)
     return status;
 }
 
+/* glibc maps each block over 128 KB afresh and gives freed memory back at
+ * once: every phase then takes new page faults for arrays the phase
+ * before it freed (a tenth of the page faults' time on Cyclon-100N-100C,
+ * 6% of the run).  Keep freed memory for reuse; map only blocks of 32 MB
+ * or more (a trace's largest arrays), which are returned when freed. */
+static void tune_malloc(void)
+{
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 256 << 20);
+}
+
 int main(int argc, char **argv)
 {
+    tune_malloc();
     cli c = {.handlers = HANDLERS_NESTED, .order = ORDER_FILE,
              .timings = 1, .tuning = TUNING_FAST,
              .eager_locks = HB_LOCK_EAGER_MAX, .patterns = PATTERNS_AVIO,
