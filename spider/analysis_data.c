@@ -623,14 +623,54 @@ static void pair_groups(pair_ctx *p, const window *w)
     }
 }
 
-/* Every pair of an access of run A with one of run B. */
+/* The first of B's items from index `from` on that a (at position pa of
+ * its chain) does not reach in U (resolved 0) or R, by bisection: A's
+ * last access reaching an item of B only grows along B. */
+static uint32_t first_unreached(const hb_order *o, const interval_scratch *s,
+                                const chain_run *A, const chain_run *B,
+                                uint32_t from, int32_t pa, int resolved)
+{
+    uint32_t lo = from, hi = B->to - B->from;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        int32_t u, r;
+        hb_order_last_reaching_both(o, s->item[B->from + mid].ev, A->chain,
+                                    &u, &r);
+        if ((resolved ? r : u) >= pa)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+static uint64_t ceil_log2(uint64_t n)
+{
+    uint64_t l = 0;
+    while (((uint64_t)1 << l) < n)
+        l++;
+    return l;
+}
+
+/* What pair_runs(A, B) costs, in hb_order_last_reaching questions and
+ * windows: each of B's items asked once and each of A's once, or (by
+ * bisection) each of A's 1 + 2 log |B| times, twice with R. */
+static uint64_t cost_of(uint32_t na, uint32_t nb, int bisect, int witness)
+{
+    return bisect ? na * (2 + 2 * ceil_log2((uint64_t)nb + 1) * (witness ? 2 : 1))
+                  : (uint64_t)nb + 2 * (uint64_t)na;
+}
+
+/* Every pair of an access of run A with one of run B: for each a, the
+ * window of B's items unordered with it.  Its upper end is found by
+ * bisection (bisect) or by asking every item of B once beforehand. */
 static void pair_runs(engine_run *run, const hb_order *o, interval_scratch *s,
-                      const chain_run *A, const chain_run *B)
+                      const chain_run *A, const chain_run *B, int bisect)
 {
     const trace *t = engine_trace(run);
     int witness = hb_order_witness(o);
     uint32_t nb = B->to - B->from;
-    for (uint32_t j = 0; j < nb; j++) {
+    for (uint32_t j = 0; j < nb && !bisect; j++) {
         uint32_t b = s->item[B->from + j].ev;
         hb_order_last_reaching_both(o, b, A->chain, &s->last_u[j],
                                     &s->last_r[j]);
@@ -645,12 +685,16 @@ static void pair_runs(engine_run *run, const hb_order *o, interval_scratch *s,
         hb_order_last_reaching_both(o, a->ev, B->chain, &before_u, &before_r);
         while (w.lo_u < nb && (int32_t)(uint32_t)s->item[B->from + w.lo_u].place <= before_u)
             w.lo_u++;
-        while (w.hi_u < nb && s->last_u[w.hi_u] < pa)
+        if (bisect)
+            w.hi_u = first_unreached(o, s, A, B, w.hi_u, pa, 0);
+        while (!bisect && w.hi_u < nb && s->last_u[w.hi_u] < pa)
             w.hi_u++;
         if (witness) {
             while (w.lo_r < nb && (int32_t)(uint32_t)s->item[B->from + w.lo_r].place <= before_r)
                 w.lo_r++;
-            while (w.hi_r < nb && s->last_r[w.hi_r] < pa)
+            if (bisect)
+                w.hi_r = first_unreached(o, s, A, B, w.hi_r, pa, 1);
+            while (!bisect && w.hi_r < nb && s->last_r[w.hi_r] < pa)
                 w.hi_r++;
         }
         assert(w.lo_u <= w.hi_u); /* U is acyclic */
@@ -675,10 +719,23 @@ static int count_variable(engine_run *run, const hb_order *o,
     uint32_t n_runs;
     if (!build_runs(engine_trace(run), o, acc, n, s, &n_runs))
         return 0;
+    int witness = hb_order_witness(o);
     for (uint32_t x = 0; x < n_runs; x++)
-        for (uint32_t y = x + 1; y < n_runs; y++)
-            if (s->runs[x].thread != s->runs[y].thread)
-                pair_runs(run, o, s, &s->runs[x], &s->runs[y]);
+        for (uint32_t y = x + 1; y < n_runs; y++) {
+            const chain_run *A = &s->runs[x], *B = &s->runs[y];
+            if (A->thread == B->thread)
+                continue;
+            /* the cheapest of three: a pair's instances and groups do not
+             * depend on which run is A (offer_instance) */
+            uint32_t na = A->to - A->from, nb = B->to - B->from;
+            uint64_t plain = cost_of(na, nb, 0, witness);
+            uint64_t ab = cost_of(na, nb, 1, witness);
+            uint64_t ba = cost_of(nb, na, 1, witness);
+            if (ba < plain && ba < ab)
+                pair_runs(run, o, s, B, A, 1);
+            else
+                pair_runs(run, o, s, A, B, ab < plain);
+        }
     return 1;
 }
 
