@@ -633,10 +633,8 @@ static uint32_t first_unreached(const hb_order *o, const interval_scratch *s,
     uint32_t lo = from, hi = B->to - B->from;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        int32_t u, r;
-        hb_order_last_reaching_both(o, s->item[B->from + mid].ev, A->chain,
-                                    &u, &r);
-        if ((resolved ? r : u) >= pa)
+        if (hb_order_last_reaching(o, resolved, s->item[B->from + mid].ev,
+                                   A->chain) >= pa)
             hi = mid;
         else
             lo = mid + 1;
@@ -653,8 +651,9 @@ static uint64_t ceil_log2(uint64_t n)
 }
 
 /* What pair_runs(A, B) costs, in hb_order_last_reaching questions and
- * windows: each of B's items asked once and each of A's once, or (by
- * bisection) each of A's 1 + 2 log |B| times, twice with R. */
+ * windows, roughly: each of B's items asked once and each of A's once
+ * with its window, or (by bisection) each of A's once with its window
+ * and 2 log |B| times more (twice that with R). */
 static uint64_t cost_of(uint32_t na, uint32_t nb, int bisect, int witness)
 {
     return bisect ? na * (2 + 2 * ceil_log2((uint64_t)nb + 1) * (witness ? 2 : 1))

@@ -558,7 +558,7 @@ static int flush_report(int status)
  * Blocks of 1 MB or more are still mapped (returned whole when freed: a
  * higher threshold let the floating model's large arrays fragment the
  * heap, 66 -> 132 MB on Cyclon-100N-100C); smaller ones are kept for
- * reuse.  Cyclon-100N-100C: 0.93x the time, both models. */
+ * reuse.  Cyclon-100N-100C: 0.96-0.97x the time, both models. */
 static void tune_malloc(void)
 {
     mallopt(M_MMAP_THRESHOLD, 1 << 20);

@@ -179,6 +179,18 @@ static void integers_are_exact(void **state)
                  "\"timestamp\" must be an integer");
     expect_error(EV("\"type\":\"START\",\"timestamp\":1.25"),
                  "\"timestamp\" must be an integer");
+    /* a text of 32 characters or more is no integer, zeros or not */
+    expect_error(EV("\"type\":\"START\",\"timestamp\":"
+                    "\"00000000000000000000000000000001\""),
+                 "\"timestamp\" must be an integer");
+    /* past 40 digits an integer is written with an exponent: 10^40 as
+     * digits and as 1e40 are one variable */
+    t = load(EV("\"type\":\"W\",\"variable\":1e40")
+             EV("\"type\":\"W\",\"variable\":"
+                "10000000000000000000000000000000000000000"));
+    assert_non_null(t);
+    assert_int_equal(t->events[0].object, t->events[1].object);
+    trace_free(t);
 }
 
 static void unknown_fields_ignored(void **state)

@@ -23,15 +23,16 @@
 
 typedef struct json_arena json_arena;
 
-/* Installs the hooks into cJSON; once per process, any thread, any time
- * before parsing (later calls do nothing). */
+/* Installs the hooks into cJSON, once per process (later calls do
+ * nothing): before any thread uses cJSON, whose hooks are not guarded. */
 void json_arena_install(void);
 
 json_arena *json_arena_new(void);
 void json_arena_free(json_arena *a);
 
 /* The calling thread's cJSON allocations come from a until leave, which
- * releases them; enter/leave pairs do not nest. */
+ * releases them; enter/leave pairs do not nest.  A tree made outside
+ * must not be deleted inside: its memory would not be freed. */
 void json_arena_enter(json_arena *a);
 void json_arena_leave(json_arena *a);
 

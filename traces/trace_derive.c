@@ -153,9 +153,9 @@ static uint32_t add_match(trace *t, uint32_t *cap, uint32_t rcv,
  * returns start offsets (n_keys + 1) into *order, which lists event ids.
  * Inlined, so that want and key are no calls (two passes over every
  * event, four times). */
-static inline __attribute__((always_inline)) uint32_t *bucket(const trace *t, uint32_t n_keys,
-                        int (*want)(const event *), uint32_t (*key)(const event *),
-                        uint32_t **order)
+static inline __attribute__((always_inline)) uint32_t *
+bucket(const trace *t, uint32_t n_keys, int (*want)(const event *),
+       uint32_t (*key)(const event *), uint32_t **order)
 {
     uint32_t *start = xcalloc(n_keys + 2, sizeof(uint32_t));
     uint32_t total = 0;

@@ -411,12 +411,14 @@ static char *number_canonical(const char *s, size_t n)
     return out;
 }
 
-/* Whether s[0..n) is its own canonical text: an integer without leading
- * zeros, and not "-0" (ports and message ids: most numbers). */
+/* Whether s[0..n) is its own canonical text: an integer of at most 40
+ * digits (number_canonical writes longer ones with an exponent) without
+ * leading zeros, and not "-0" (ports and message ids: most numbers). */
 static int canonical_integer(const char *s, size_t n)
 {
     size_t i = n && s[0] == '-';
-    if (i == n || s[i] < '0' || s[i] > '9' || (s[i] == '0' && n > 1))
+    if (i == n || n - i > 40 || s[i] < '0' || s[i] > '9' ||
+        (s[i] == '0' && n > 1))
         return 0;
     for (i++; i < n; i++)
         if (s[i] < '0' || s[i] > '9')
@@ -522,6 +524,8 @@ static int text_field(reader *r, const cJSON *obj, const cJSON *f,
  * strtoll() needs a NUL-terminated copy, and this runs for every event. */
 static int parse_int64(const char *s, size_t n, int64_t *out)
 {
+    if (n >= 32) /* as before: zeros in front count against it */
+        return -1;
     size_t i = n && (s[0] == '-' || s[0] == '+');
     int neg = n && s[0] == '-';
     if (i == n)
@@ -533,7 +537,7 @@ static int parse_int64(const char *s, size_t n, int64_t *out)
             return -1;
         v = v * 10 + d;
     }
-    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
+    *out = !neg ? (int64_t)v : v > (uint64_t)INT64_MAX ? INT64_MIN : -(int64_t)v;
     return 0;
 }
 
@@ -547,7 +551,9 @@ static int int_field(reader *r, const cJSON *obj, const cJSON *f,
         return 0;
     if (cJSON_IsNumber(f)) {
         double v = f->valuedouble;
-        if (fabs(v) < 9007199254740992.0) { /* 2^53: v is the text's value */
+        /* below 2^53 an integer text is exactly v (any other text was
+         * read by its value before too) */
+        if (fabs(v) < 9007199254740992.0) {
             if (v != floor(v))
                 return -1;
             *out = (int64_t)v;
@@ -721,13 +727,13 @@ static const char *nul_escape(const char *q, const char *end)
     return NULL;
 }
 
-/* The first key written twice in obj (NULL if none): cJSON would use the
- * first silently, whatever the second says. */
 static int cmp_str_ptrs(const void *a, const void *b)
 {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* The alphabetically first key written twice in obj (NULL if none):
+ * cJSON would use the first silently, whatever the second says. */
 static const char *duplicate_key(const cJSON *obj)
 {
     size_t n = 0;
