@@ -642,22 +642,34 @@ static uint32_t first_unreached(const hb_order *o, const interval_scratch *s,
     return lo;
 }
 
-static uint64_t ceil_log2(uint64_t n)
-{
-    uint64_t l = 0;
-    while (((uint64_t)1 << l) < n)
-        l++;
-    return l;
-}
-
 /* What pair_runs(A, B) costs, in hb_order_last_reaching questions and
  * windows, roughly: each of B's items asked once and each of A's once
  * with its window, or (by bisection) each of A's once with its window
- * and 2 log |B| times more (twice that with R). */
-static uint64_t cost_of(uint32_t na, uint32_t nb, int bisect, int witness)
+ * and 2 log |B| times more (twice that when R is swept apart from U). */
+static uint64_t cost_of(uint32_t na, uint32_t nb, int bisect, int own_r)
 {
-    return bisect ? na * (2 + 2 * ceil_log2((uint64_t)nb + 1) * (witness ? 2 : 1))
+    uint64_t log = engine_floor_log2(nb) + 1;
+    return bisect ? na * (2 + 2 * log * (own_r ? 2 : 1))
                   : (uint64_t)nb + 2 * (uint64_t)na;
+}
+
+/* Moves the window [*lo, *hi) of B to access a (at position pa of A's
+ * chain): past B's items up to `before`, the last that reaches a, and up
+ * to the first that a does not reach, by last[] (A's last access reaching
+ * each item of B) or, when last is NULL, by bisection. */
+static void advance_window(const hb_order *o, const interval_scratch *s,
+                           const chain_run *A, const chain_run *B,
+                           int32_t before, int32_t pa, const int32_t *last,
+                           int resolved, uint32_t *lo, uint32_t *hi)
+{
+    uint32_t nb = B->to - B->from;
+    while (*lo < nb && (int32_t)(uint32_t)s->item[B->from + *lo].place <= before)
+        (*lo)++;
+    if (!last)
+        *hi = first_unreached(o, s, A, B, *hi, pa, resolved);
+    else
+        while (*hi < nb && last[*hi] < pa)
+            (*hi)++;
 }
 
 /* Every pair of an access of run A with one of run B: for each a, the
@@ -668,12 +680,15 @@ static void pair_runs(engine_run *run, const hb_order *o, interval_scratch *s,
 {
     const trace *t = engine_trace(run);
     int witness = hb_order_witness(o);
+    int own_r = witness && !hb_order_r_is_u(o); /* else R's window is U's */
     uint32_t nb = B->to - B->from;
     for (uint32_t j = 0; j < nb && !bisect; j++) {
         uint32_t b = s->item[B->from + j].ev;
         hb_order_last_reaching_both(o, b, A->chain, &s->last_u[j],
                                     &s->last_r[j]);
     }
+    const int32_t *last_u = bisect ? NULL : s->last_u;
+    const int32_t *last_r = bisect ? NULL : s->last_r;
     window w = {0, 0, 0, 0};
     pair_ctx p = {.run = run, .s = s, .b = B};
     for (uint32_t i = A->from; i < A->to; i++) {
@@ -682,20 +697,12 @@ static void pair_runs(engine_run *run, const hb_order *o, interval_scratch *s,
         /* B's accesses up to the last reaching a; from the first a reaches */
         int32_t before_u, before_r;
         hb_order_last_reaching_both(o, a->ev, B->chain, &before_u, &before_r);
-        while (w.lo_u < nb && (int32_t)(uint32_t)s->item[B->from + w.lo_u].place <= before_u)
-            w.lo_u++;
-        if (bisect)
-            w.hi_u = first_unreached(o, s, A, B, w.hi_u, pa, 0);
-        while (!bisect && w.hi_u < nb && s->last_u[w.hi_u] < pa)
-            w.hi_u++;
-        if (witness) {
-            while (w.lo_r < nb && (int32_t)(uint32_t)s->item[B->from + w.lo_r].place <= before_r)
-                w.lo_r++;
-            if (bisect)
-                w.hi_r = first_unreached(o, s, A, B, w.hi_r, pa, 1);
-            while (!bisect && w.hi_r < nb && s->last_r[w.hi_r] < pa)
-                w.hi_r++;
-        }
+        advance_window(o, s, A, B, before_u, pa, last_u, 0, &w.lo_u, &w.hi_u);
+        if (own_r)
+            advance_window(o, s, A, B, before_r, pa, last_r, 1, &w.lo_r,
+                           &w.hi_r);
+        else if (witness)
+            w.lo_r = w.lo_u, w.hi_r = w.hi_u;
         assert(w.lo_u <= w.hi_u); /* U is acyclic */
         window here = w;
         if (!witness || here.lo_r < here.lo_u || here.hi_r > here.hi_u ||
@@ -718,7 +725,7 @@ static int count_variable(engine_run *run, const hb_order *o,
     uint32_t n_runs;
     if (!build_runs(engine_trace(run), o, acc, n, s, &n_runs))
         return 0;
-    int witness = hb_order_witness(o);
+    int own_r = hb_order_witness(o) && !hb_order_r_is_u(o);
     for (uint32_t x = 0; x < n_runs; x++)
         for (uint32_t y = x + 1; y < n_runs; y++) {
             const chain_run *A = &s->runs[x], *B = &s->runs[y];
@@ -727,9 +734,9 @@ static int count_variable(engine_run *run, const hb_order *o,
             /* the cheapest of three: a pair's instances and groups do not
              * depend on which run is A (offer_instance) */
             uint32_t na = A->to - A->from, nb = B->to - B->from;
-            uint64_t plain = cost_of(na, nb, 0, witness);
-            uint64_t ab = cost_of(na, nb, 1, witness);
-            uint64_t ba = cost_of(nb, na, 1, witness);
+            uint64_t plain = cost_of(na, nb, 0, own_r);
+            uint64_t ab = cost_of(na, nb, 1, own_r);
+            uint64_t ba = cost_of(nb, na, 1, own_r);
             if (ba < plain && ba < ab)
                 pair_runs(run, o, s, B, A, 1);
             else

@@ -148,14 +148,6 @@ struct rcv_class {
     uint32_t table;          /* its range-minimum table in rmq[] */
 };
 
-static uint32_t floor_log2(uint32_t n)
-{
-    uint32_t l = 0;
-    while (n >>= 1)
-        l++;
-    return l;
-}
-
 /* Of members m[a], m[b] (indices into x), the one with the lesser key. */
 static uint32_t lesser(const rcv_scratch *s, uint32_t a, uint32_t b)
 {
@@ -166,7 +158,7 @@ static uint32_t lesser(const rcv_scratch *s, uint32_t a, uint32_t b)
  * member of least key in [i, i + 2^l). */
 static void build_rmq(rcv_scratch *s, rcv_class *c, size_t *used)
 {
-    uint32_t m = c->to - c->from, levels = floor_log2(m) + 1;
+    uint32_t m = c->to - c->from, levels = engine_floor_log2(m) + 1;
     size_t need = *used + (size_t)m * levels;
     ALLOC_GROW(s->rmq, need + 1, s->rmq_cap);
     c->table = (uint32_t)*used;
@@ -184,7 +176,7 @@ static void build_rmq(rcv_scratch *s, rcv_class *c, size_t *used)
 static uint32_t least_member(const rcv_scratch *s, const rcv_class *c,
                              uint32_t lo, uint32_t hi)
 {
-    uint32_t m = c->to - c->from, l = floor_log2(hi - lo);
+    uint32_t m = c->to - c->from, l = engine_floor_log2(hi - lo);
     const uint32_t *t = s->rmq + c->table + (size_t)l * m;
     return lesser(s, t[lo - c->from], t[hi - c->from - (1u << l)]);
 }

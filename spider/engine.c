@@ -810,16 +810,15 @@ static int decide(engine_run *run, hb_answer *verdict, char *err,
     for (size_t i = 0; i < run->n; i++)
         verdict[i] = ANSWER_UNKNOWN;
     int consistent = -1, rc = -1;
-    if (engine_stopped(run)) { /* stopped while generating: all undecided */
-        free(qa);
-        hb_order_free(run->order);
-        run->order = NULL;
-        return 0;
-    }
-    if (run->o->solver == SOLVER_AUTO)
+    int stopped = engine_stopped(run); /* while generating: all undecided */
+    if (!stopped && run->o->solver == SOLVER_AUTO)
         consistent = run_shortcuts(run, qa, verdict);
     hb_order_free(run->order); /* not held while Z3 runs */
     run->order = NULL;
+    if (stopped) {
+        free(qa);
+        return 0;
+    }
     if (consistent == 0)
         explain_inconsistent(run, err, err_len);
     else if (consistent == 1 || model_consistent(run, err, err_len))

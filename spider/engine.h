@@ -117,6 +117,14 @@ uint32_t *engine_accesses_by_context(const engine_run *run, uint32_t *n);
 /* A thread's place among the threads ordered by name: the order the
  * report's instances are compared in (with the event's input_index). */
 uint32_t engine_thread_rank(const engine_run *run, uint32_t thread);
+/* The largest l with 2^l <= n (0 for n = 0). */
+static inline uint32_t engine_floor_log2(uint64_t n)
+{
+    uint32_t l = 0;
+    while (n >>= 1)
+        l++;
+    return l;
+}
 /* The first k in m[from..to) with m[k] >= x (m ascending): from..to. */
 static inline uint32_t engine_lower_bound(const uint32_t *m, uint32_t from,
                                           uint32_t to, uint32_t x)
@@ -317,6 +325,8 @@ void hb_order_last_reaching_both(const hb_order *o, uint32_t y, uint32_t c,
 /* Whether R is a witness of Φ (acyclic): then events unordered in R can
  * happen at once. */
 int hb_order_witness(const hb_order *o);
+/* Whether R has U's edges only: then R's answers are U's. */
+int hb_order_r_is_u(const hb_order *o);
 /* The locks of the sections of access a's thread that hold a by U (what
  * lock exclusion reads), sorted, each once, into out (room for
  * hb_order_max_locks(o, a)); returns how many.  Two accesses of

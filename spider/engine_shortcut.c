@@ -1563,6 +1563,16 @@ static void mark_batch(const hb_order *o, batch_clocks *s, uint32_t batch)
         need(&s->needed, o->batch_events[i]);
 }
 
+/* The slot holding batch b (swept, if ready), or -1.  Under mu. */
+static int slot_of(const hb_order *o, uint32_t b, int ready)
+{
+    for (int i = SLOTS; i-- > 0;)
+        if (o->holds[i] == b && (ready ? o->state[i] == SLOT_READY
+                                       : o->state[i] != SLOT_FREE))
+            return i;
+    return -1;
+}
+
 /* A free slot for the next batch to sweep ahead (next_claim, from the
  * target to SLOTS - 1 beyond it), claimed; -1 when there is none.  Under
  * mu. */
@@ -1575,13 +1585,11 @@ static int claim(hb_order *o, uint32_t *batch)
         uint32_t b = o->next_claim;
         if (b >= e->n_batches || b >= o->target + SLOTS)
             return -1;
-        int held = 0, free_slot = -1;
-        for (int i = 0; i < SLOTS; i++) {
-            held |= o->state[i] != SLOT_FREE && o->holds[i] == b;
-            if (o->state[i] == SLOT_FREE && free_slot < 0)
+        int free_slot = -1;
+        for (int i = SLOTS; i-- > 0;)
+            if (o->state[i] == SLOT_FREE)
                 free_slot = i;
-        }
-        if (held || !fits(e, b)) {
+        if (slot_of(o, b, 0) >= 0 || !fits(e, b)) {
             o->next_claim++; /* swept already, or never (too wide) */
             continue;
         }
@@ -1650,18 +1658,10 @@ int hb_order_focus(hb_order *o, uint32_t batch)
     }
     o->target = batch;
     free_stale_slots(o);
-    int held = 0;
-    for (int i = 0; i < SLOTS; i++)
-        held |= o->state[i] != SLOT_FREE && o->holds[i] == batch;
-    if (!held)
+    if (slot_of(o, batch, 0) < 0)
         o->next_claim = batch; /* out of order: claim it next */
-    int mine = -1;
-    while (mine < 0) {
-        for (int i = 0; i < SLOTS; i++)
-            if (o->state[i] == SLOT_READY && o->holds[i] == batch)
-                mine = i;
-        if (mine >= 0)
-            break;
+    int mine;
+    while ((mine = slot_of(o, batch, 1)) < 0) {
         uint32_t b;
         int i = claim(o, &b); /* rather than wait, sweep one ahead */
         if (i >= 0) {
@@ -1760,6 +1760,11 @@ void hb_order_last_reaching_both(const hb_order *o, uint32_t y, uint32_t c,
 int hb_order_witness(const hb_order *o)
 {
     return o->e.r.acyclic;
+}
+
+int hb_order_r_is_u(const hb_order *o)
+{
+    return o->e.r_is_u;
 }
 
 uint32_t hb_order_max_locks(const hb_order *o, uint32_t a)

@@ -26,9 +26,9 @@ typedef struct intern_table {
 } intern_table;
 
 typedef struct interner {
-    intern_table strings, objects, channels, threads, nodes;
-    str_id *node_names;     /* by node number: what `nodes` holds */
-    uint32_t strings_cap, objects_cap, channels_cap, threads_cap, nodes_cap;
+    intern_table strings, objects, channels, threads;
+    intern_table nodes;     /* ids are the nodes' names (str_id) */
+    uint32_t strings_cap, objects_cap, channels_cap, threads_cap;
 } interner;
 
 /* The strings of a trace are stored one after another in blocks, each as
@@ -184,8 +184,7 @@ uint32_t intern_object(trace *t, str_id node, str_id name)
 {
     interner *in = get_interner(t);
     shared_object key = {node, name};
-    uint32_t words[2] = {node, name};
-    uint32_t hash = intern_hash(words, sizeof words);
+    uint32_t hash = intern_hash(&key, sizeof key);
     uint32_t found = table_find(&in->objects, hash, same_object, t, &key);
     if (found != NO_ID)
         return found;
@@ -205,8 +204,7 @@ static int same_channel(const trace *t, uint32_t id, const void *key)
 uint32_t intern_channel(trace *t, const channel *c)
 {
     interner *in = get_interner(t);
-    uint32_t words[4] = {c->src, c->src_port, c->dst, c->dst_port};
-    uint32_t hash = intern_hash(words, sizeof words);
+    uint32_t hash = intern_hash(c, sizeof *c);
     uint32_t found = table_find(&in->channels, hash, same_channel, t, c);
     if (found != NO_ID)
         return found;
@@ -238,8 +236,8 @@ int32_t find_thread(const trace *t, str_id name)
 
 static int same_node(const trace *t, uint32_t id, const void *key)
 {
-    const interner *in = t->interner;
-    return in->node_names[id] == *(const str_id *)key;
+    (void)t;
+    return id == *(const str_id *)key;
 }
 
 static void count_node(trace *t, str_id node)
@@ -248,9 +246,8 @@ static void count_node(trace *t, str_id node)
     uint32_t hash = hash_id(node);
     if (table_find(&in->nodes, hash, same_node, t, &node) != NO_ID)
         return;
-    ENSURE(in->node_names, in->nodes_cap, t->n_nodes + 1);
-    in->node_names[t->n_nodes] = node;
-    table_add(&in->nodes, hash, t->n_nodes++);
+    table_add(&in->nodes, hash, node);
+    t->n_nodes++;
 }
 
 uint32_t intern_thread(trace *t, str_id name)
@@ -281,7 +278,6 @@ void interner_free(trace *t)
     free(in->channels.slots);
     free(in->threads.slots);
     free(in->nodes.slots);
-    free(in->node_names);
     free(in);
     t->interner = NULL;
 }

@@ -104,13 +104,13 @@ void trace_warn(trace *t, const trace_options *opts, const char *fmt, ...)
 /* The members an event may have, found in one pass over the object
  * (cJSON_GetObjectItemCaseSensitive scans every member for each name:
  * a tenth of the loading time). */
-enum {
-    F_TYPE, F_THREAD, F_TIMESTAMP, F_SIZE, F_LOC, F_VARIABLE, F_CHILD,
-    F_MESSAGE, F_SRC, F_SRC_PORT, F_DST, F_DST_PORT, F_SOCKET_TYPE, F_COUNT
+enum { /* by first letter, so that field_of() tries a range */
+    F_TYPE, F_THREAD, F_TIMESTAMP, F_SIZE, F_SOCKET_TYPE, F_SRC, F_SRC_PORT,
+    F_DST, F_DST_PORT, F_LOC, F_VARIABLE, F_CHILD, F_MESSAGE, F_COUNT
 };
 static const char *const field_names[F_COUNT] = {
-    "type", "thread", "timestamp", "size", "loc", "variable", "child",
-    "message", "src", "src_port", "dst", "dst_port", "socket_type"};
+    "type", "thread", "timestamp", "size", "socket_type", "src", "src_port",
+    "dst", "dst_port", "loc", "variable", "child", "message"};
 
 enum { MEMBER_SPANS = 32 };
 
@@ -249,13 +249,17 @@ static int object_unterminated(const char *q, const char *end)
  * and timestamps are read from the text instead (exact). */
 static const char *scan_string(const char *q, const char *end, int *st);
 
-/* One past the JSON value at q (valid JSON: cJSON has parsed it). */
-static const char *skip_value(const char *q, const char *end)
+static const char *string_end(const reader *r, const char *q);
+
+/* One past the JSON value at q, in the object being converted (valid
+ * JSON: cJSON has parsed it). */
+static const char *skip_value(const reader *r, const char *q)
 {
-    int st, depth = 0;
+    const char *end = r->end;
+    int depth = 0;
     if (*q != '{' && *q != '[') {
         if (*q == '"')
-            return scan_string(q, end, &st);
+            return string_end(r, q);
         for (; q < end; q++)
             switch (*q) {
             case ',': case '}': case ']': case ' ': case '\t': case '\r':
@@ -266,7 +270,7 @@ static const char *skip_value(const char *q, const char *end)
     }
     for (; q < end; q++) {
         if (*q == '"')
-            q = scan_string(q, end, &st) - 1;
+            q = string_end(r, q) - 1;
         else if (*q == '{' || *q == '[')
             depth++;
         else if ((*q == '}' || *q == ']') && --depth == 0)
@@ -310,7 +314,7 @@ static void raw_member(reader *r, const cJSON *obj, const cJSON *item,
     for (size_t k = r->n_spans; k <= i; k++) {
         q = skip_blank(string_end(r, skip_blank(q, end)), end) + 1;
         q = skip_blank(q, end);
-        const char *v_end = *q == '"' ? string_end(r, q) : skip_value(q, end);
+        const char *v_end = skip_value(r, q);
         if (k < MEMBER_SPANS) {
             r->spans[k][0] = q;
             r->spans[k][1] = v_end;
@@ -355,6 +359,10 @@ static int is_json_number(const char *s, size_t n)
     return i == n;
 }
 
+/* Integers of up to this many digits are written out in canonical texts,
+ * longer ones with an exponent (1e41). */
+enum { CANONICAL_DIGITS_MAX = 40 };
+
 /* The canonical text of the JSON number s[0..n): equal values, and only
  * they, give equal texts (1.50 and 15e-1 both "1.5", 1e2 "100").  An
  * exponent of more than 9 digits is kept as written.  Caller frees. */
@@ -395,7 +403,7 @@ static char *number_canonical(const char *s, size_t n)
     nd -= lead;
     if (nd == 0)
         snprintf(out, n + 64, "0");
-    else if (exp >= 0 && (int64_t)nd + exp <= 40)
+    else if (exp >= 0 && (int64_t)nd + exp <= CANONICAL_DIGITS_MAX)
         snprintf(out, n + 64, "%s%.*s%.*s", neg ? "-" : "", (int)nd, d,
                  (int)exp, "0000000000000000000000000000000000000000");
     else if (exp < 0 && -exp < (int64_t)nd)
@@ -411,13 +419,13 @@ static char *number_canonical(const char *s, size_t n)
     return out;
 }
 
-/* Whether s[0..n) is its own canonical text: an integer of at most 40
- * digits (number_canonical writes longer ones with an exponent) without
+/* Whether s[0..n) is its own canonical text: an integer of at most
+ * CANONICAL_DIGITS_MAX digits (longer ones take an exponent) without
  * leading zeros, and not "-0" (ports and message ids: most numbers). */
 static int canonical_integer(const char *s, size_t n)
 {
     size_t i = n && s[0] == '-';
-    if (i == n || n - i > 40 || s[i] < '0' || s[i] > '9' ||
+    if (i == n || n - i > CANONICAL_DIGITS_MAX || s[i] < '0' || s[i] > '9' ||
         (s[i] == '0' && n > 1))
         return 0;
     for (i++; i < n; i++)
@@ -446,7 +454,7 @@ static int field_of(const char *key)
     int from, to;
     switch (key[0]) {
     case 't': from = F_TYPE, to = F_TIMESTAMP; break;
-    case 's': from = F_SIZE, to = F_SOCKET_TYPE; break;
+    case 's': from = F_SIZE, to = F_SRC_PORT; break;
     case 'd': from = F_DST, to = F_DST_PORT; break;
     case 'l': from = to = F_LOC; break;
     case 'v': from = to = F_VARIABLE; break;
@@ -666,13 +674,12 @@ static const char *convert_event(reader *r, const cJSON *obj,
     else if (kind == EV_CREATE || kind == EV_JOIN)
         e->object = (int32_t)intern_thread(t, child);
     else if (kind == EV_SND || kind == EV_RCV) {
-        const char *names[4] = {"src", "src_port", "dst", "dst_port"};
         str_id parts[4];
         int have = 0;
         for (int i = 0; i < 4; i++) {
             if (text_field(r, obj, f[F_SRC + i], 0, &parts[i])) {
                 snprintf(why, why_len, "field \"%s\" must be a string or a "
-                         "number", names[i]);
+                         "number", field_names[F_SRC + i]);
                 return why;
             }
             have += parts[i] != STR_NONE;
@@ -690,7 +697,7 @@ static const char *convert_event(reader *r, const cJSON *obj,
             for (int i = 0; i < 4; i++)
                 if (parts[i] == STR_NONE) {
                     snprintf(why, why_len, "missing field \"%s\" (needed by "
-                             "TCP %s without \"message\")", names[i],
+                             "TCP %s without \"message\")", field_names[F_SRC + i],
                              kind_names[kind]);
                     return why;
                 }
@@ -714,15 +721,13 @@ static const char *convert_event(reader *r, const cJSON *obj,
  * is refused rather than merged with another. */
 static const char *nul_escape(const char *q, const char *end)
 {
-    int in_string = 0;
-    for (; q < end; q++) {
-        if (*q == '"')
-            in_string = !in_string;
-        else if (in_string && *q == '\\') {
-            if (end - q >= 6 && memcmp(q + 1, "u0000", 5) == 0)
-                return q;
-            q++;
-        }
+    /* q is the object's first backslash; cJSON has parsed the object, so
+     * every backslash is an escape inside a string */
+    while (q) {
+        if (end - q >= 6 && memcmp(q + 1, "u0000", 5) == 0)
+            return q;
+        q += 2; /* the escaped character, a backslash maybe */
+        q = q < end ? memchr(q, '\\', (size_t)(end - q)) : NULL;
     }
     return NULL;
 }
@@ -762,8 +767,9 @@ static const char *check_event(reader *r, const cJSON *obj, const char *at,
 {
     if (!cJSON_IsObject(obj))
         return "expected an event object";
-    r->obj_plain = !memchr(at, '\\', (size_t)(end - at));
-    const char *nul = r->obj_plain ? NULL : nul_escape(at, end);
+    const char *backslash = memchr(at, '\\', (size_t)(end - at));
+    r->obj_plain = !backslash;
+    const char *nul = nul_escape(backslash, end);
     if (nul) {
         uint32_t line, col;
         position_of(r, nul, &line, &col);
