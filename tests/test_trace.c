@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -624,6 +625,172 @@ static void directories_in_name_order(void **state)
     rmdir(dir);
 }
 
+/* ---- reading a window at a time ------------------------------------------ */
+
+/* Everything a load gives: status, error, warnings and the trace. */
+static char *load_outcome(const char *path, const char *whole, size_t len,
+                          size_t window, int lenient)
+{
+    char *warn = NULL, *out = NULL;
+    size_t warn_len = 0, out_len = 0;
+    FILE *w = open_memstream(&warn, &warn_len);
+    trace_options o = {.lenient = lenient, .warnings = w, .window = window};
+    trace *t = NULL;
+    char e[512] = "";
+    int rc = whole ? trace_load_buffer(path, whole, len, &o, &t, e, sizeof e)
+                   : trace_load(&path, 1, &o, &t, e, sizeof e);
+    fclose(w);
+    FILE *f = open_memstream(&out, &out_len);
+    /* a NUL byte fails the file at once when read whole, but only once its
+     * window is read otherwise: warnings before it may differ */
+    fprintf(f, "rc %d: %s\nwarnings:\n%s", rc, e,
+            strstr(e, "NUL byte") ? "(not compared)\n" : warn);
+    for (uint32_t i = 0; t && i < t->n_strings; i++)
+        fprintf(f, "string %u: %s\n", i, t->strings[i]);
+    for (uint32_t i = 0; t && i < t->n_events; i++) {
+        const event *v = &t->events[i];
+        fprintf(f, "event %u: %d %d t%u p%u i%u loc%u o%d m%u s%lld ts%lld "
+                "f%u l%u h%d r%d\n", i, v->kind, v->tcp, v->thread, v->pos,
+                v->input_index, v->loc, v->object, v->message,
+                (long long)v->size, (long long)v->timestamp, v->file, v->line,
+                v->handler, v->match);
+    }
+    if (t) {
+        const trace_stats *s = &t->stats;
+        fprintf(f, "threads %u objects %u channels %u handlers %u matches %u "
+                "sections %u waits %u skipped %u truncated %u warnings %u\n",
+                t->n_threads, t->n_objects, t->n_channels, t->n_handlers,
+                t->n_matches, t->n_sections, t->n_waits, s->events_skipped,
+                s->truncated_files, s->warnings);
+    }
+    fclose(f);
+    trace_free(t);
+    free(warn);
+    return out;
+}
+
+static char *read_whole(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, 0, SEEK_END), 0);
+    long size = ftell(f);
+    assert_true(size >= 0);
+    rewind(f);
+    char *buf = malloc((size_t)size + 1);
+    assert_non_null(buf);
+    *len = fread(buf, 1, (size_t)size, f);
+    assert_int_equal(*len, (size_t)size);
+    fclose(f);
+    return buf;
+}
+
+/* The file at path reads the same a window at a time as whole, in both
+ * modes, the window cutting objects, strings, numbers and CR LF pairs at
+ * every byte (windows 1..8) and at a few larger sizes. */
+static void check_windows(const char *path)
+{
+    size_t len;
+    char *whole = read_whole(path, &len);
+    static const size_t windows[] = {1, 2, 3, 4, 5, 6, 7, 8, 61, 4096, 0};
+    for (int lenient = 0; lenient < 2; lenient++) {
+        char *want = load_outcome(path, whole, len, 0, lenient);
+        for (size_t k = 0; k < sizeof windows / sizeof *windows; k++) {
+            if (windows[k] && windows[k] < 64 && len > 20000)
+                continue; /* byte windows on small files only */
+            char *got = load_outcome(path, NULL, 0, windows[k], lenient);
+            if (strcmp(want, got) != 0)
+                fail_msg("%s (window %zu, lenient %d) differs from reading "
+                         "it whole:\n--- whole\n%.2000s\n--- window\n%.2000s",
+                         path, windows[k], lenient, want, got);
+            free(got);
+        }
+        free(want);
+    }
+    free(whole);
+}
+
+static void check_windows_of_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        char path[1024];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+            check_windows(path);
+    }
+    closedir(d);
+}
+
+static void windows_read_as_whole(void **state)
+{
+    (void)state;
+    static const char *const texts[] = {
+        /* CR LF and CR alone, an error after them (line and column) */
+        EV("\"type\":\"START\"") "\r\n\r\n" EV("\"type\":\"END\"") "\r\n{\"x\":",
+        "{\"thread\":\"a\",\"type\":\"START\"}\r{\"thread\":\"a\",\r"
+        "\"type\":\"END\"}\r\r{\"thread\":\"a\",\"type\":\"Q\"}\r",
+        /* one line: an array, a bad element at a late column */
+        "[{\"thread\":\"a\",\"type\":\"START\"},{\"thread\":\"a\",\"type\":"
+        "\"W\",\"variable\":\"v\",\"loc\":\"L1\"},{\"thread\":\"a\",\"type\":"
+        "\"END\"} , 17, {\"thread\":\"a\",\"type\":\"END\"}]  \n  ",
+        /* a byte order mark; blanks at the end; an unclosed array */
+        "\xEF\xBB\xBF  [ " EV("\"type\":\"START\"") ",\n\t" EV("\"type\":\"END\""),
+        /* cut off before the next object; glued; cut off at the end */
+        EV("\"type\":\"START\"") "{\"thread\":\"a\",\"ty\n"
+        EV("\"type\":\"END\"") "{\"thread\":\"b\",\"type\":\"START\"}{\"thread\""
+        ":\"b\",\"type\":\"END\"}\n{\"thread\":\"c\",\"type\":\"START\"",
+        /* a NUL byte late in the file */
+        EV("\"type\":\"START\"") EV("\"type\":\"X\"") EV("\"type\":\"END\"")
+        "{\"thread\":\"a\",\"loc\":\"\0\"}\n",
+        /* an object larger than any window: long strings, escapes */
+        "{\"thread\":\"a@n\",\"type\":\"W\",\"variable\":\"a very long name of a "
+        "variable, longer than the windows \\u00e9\\\" \\\\ \",\"loc\":\"Main."
+        "java:1234567890123456789012345678901234567890\",\"timestamp\":12345}\n"
+        "{\"thread\":\"b@n\",\"type\":\"R\",\"variable\":\"a very long name of a "
+        "variable, longer than the windows \\u00e9\\\" \\\\ \",\"timestamp\":"
+        "00012}\n{\"thread\":\"b@n\",\"type\":\"R\",\"variable\":\"v\"}",
+    };
+    static const size_t lens[] = {0, 0, 0, 0, 0, 0,
+        sizeof EV("\"type\":\"START\"") EV("\"type\":\"X\"")
+        EV("\"type\":\"END\"") "{\"thread\":\"a\",\"loc\":\"\0\"}\n" - 1, 0};
+    char dir[] = "/tmp/spider-windowsXXXXXX";
+    assert_non_null(mkdtemp(dir));
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+        char path[256];
+        snprintf(path, sizeof path, "%s/text%zu.log", dir, i);
+        FILE *f = fopen(path, "wb");
+        assert_non_null(f);
+        fwrite(texts[i], 1, lens[i] ? lens[i] : strlen(texts[i]), f);
+        fclose(f);
+        check_windows(path);
+        unlink(path);
+    }
+    rmdir(dir);
+    check_windows_of_dir("tests/bad");
+    check_windows_of_dir("tests/fixtures");
+    check_windows_of_dir("tests/prune");
+    static const char *const taxdc[] = {"example1", "h5780", "m3274", "m4157",
+                                        "m5009", "m5358"};
+    for (size_t i = 0; i < sizeof taxdc / sizeof *taxdc; i++) {
+        char d[64];
+        snprintf(d, sizeof d, "benchmarks/taxdc/%s", taxdc[i]);
+        check_windows_of_dir(d);
+    }
+    /* more, by hand: TEST_WINDOW_DIRS="tests/tmp/t0140-hostile/corpus" */
+    const char *more = getenv("TEST_WINDOW_DIRS");
+    if (more) {
+        char *copy = strdup(more), *save = NULL;
+        for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save))
+            check_windows_of_dir(d);
+        free(copy);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -657,6 +824,7 @@ int main(void)
         cmocka_unit_test(truncated_tail_with_nested_objects),
         cmocka_unit_test(invalid_object_resumes_after_it),
         cmocka_unit_test(directories_in_name_order),
+        cmocka_unit_test(windows_read_as_whole),
     };
     return cmocka_run_group_tests_name("trace loader", tests, NULL, NULL);
 }

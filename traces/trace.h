@@ -163,7 +163,15 @@ typedef struct trace_options {
     const volatile sig_atomic_t *stop; /* set (SIGINT/SIGTERM): stop reading
                               at the next object; the trace holds what was
                               read, stats.interrupted says so; or NULL */
+    size_t window;         /* bytes of a file read at a time (0: TRACE_WINDOW;
+                              the tests make it tiny, to cut objects and
+                              line ends at every byte) */
 } trace_options;
+
+/* A file is read TRACE_WINDOW bytes at a time, not whole: an object larger
+ * than that, or a malformed one (the loader looks for the next object on
+ * the rest of the file), makes the window grow. */
+#define TRACE_WINDOW ((size_t)256 << 10)
 
 /* Reads `paths` (files, or directories whose regular files are read in
  * byte-wise name order) into a new trace.  On error returns TRACE_ERR with

@@ -119,11 +119,20 @@ typedef struct reader {
     const trace_options *opts;
     const char *name;
     uint32_t file;
+    /* The window of the file in memory: [start, end), read from `in` as
+     * it is used up (more()); the whole text when `in` is NULL or at_eof. */
     const char *start, *end, *p;
+    FILE *in;               /* the file still being read, or NULL */
+    char *buf;              /* the window's storage when `in` is set */
+    size_t cap;             /* its size */
+    int at_eof;             /* nothing more to read: end is the file's end */
+    int read_error;         /* reading failed (not on a stop signal) */
+    const char *nul;        /* the first NUL byte read, or NULL */
+    uint64_t start_at;      /* file offset of start */
     const char *obj_text;   /* the object being converted */
     int obj_plain;          /* it holds no backslash: a '"' ends a string */
     uint32_t line;          /* line of p */
-    const char *line_start; /* first byte of p's line */
+    uint64_t line_start;    /* file offset of the first byte of p's line */
     uint32_t events_cap;
     char *err;
     size_t err_len;
@@ -145,6 +154,12 @@ static int ends_line(const char *s, const char *end)
     return *s == '\n' || (*s == '\r' && (s + 1 >= end || s[1] != '\n'));
 }
 
+/* The file offset of q, a byte of the window. */
+static uint64_t offset_of(const reader *r, const char *q)
+{
+    return r->start_at + (uint64_t)(q - r->start);
+}
+
 /* Moves r->p to q, keeping line and line_start in step. */
 static void advance_to(reader *r, const char *q)
 {
@@ -154,7 +169,8 @@ static void advance_to(reader *r, const char *q)
             if (!nl)
                 break;
             r->line++;
-            r->line_start = s = nl + 1;
+            s = nl + 1;
+            r->line_start = offset_of(r, s);
         }
         r->p = q;
         return;
@@ -162,17 +178,31 @@ static void advance_to(reader *r, const char *q)
     for (const char *s = r->p; s < q; s++)
         if (ends_line(s, r->end)) {
             r->line++;
-            r->line_start = s + 1;
+            r->line_start = offset_of(r, s + 1);
         }
     r->p = q;
 }
 
+static int more(reader *r);
+
+/* Skips blanks, reading on while the window ends in them: r->p reaches
+ * r->end only at the end of the file. */
 static void skip_ws(reader *r)
 {
-    const char *q = r->p;
-    while (q < r->end && isspace((unsigned char)*q))
-        q++;
-    advance_to(r, q);
+    for (;;) {
+        const char *q = r->p;
+        while (q < r->end && isspace((unsigned char)*q))
+            q++;
+        if (q == r->end && !r->at_eof && q > r->p && q[-1] == '\r')
+            q--; /* a CR LF split by the window's end is one line end */
+        advance_to(r, q);
+        if (q < r->end && (*q != '\r' || r->at_eof))
+            return;
+        if (!more(r)) {
+            advance_to(r, r->end);
+            return;
+        }
+    }
 }
 
 /* Line and column of q, which is at or after r->p's line start. */
@@ -180,14 +210,14 @@ static void position_of(const reader *r, const char *q, uint32_t *line,
                         uint32_t *col)
 {
     uint32_t l = r->line;
-    const char *ls = r->line_start;
+    uint64_t ls = r->line_start;
     for (const char *s = r->p; s < q && s < r->end; s++)
         if (ends_line(s, r->end)) {
             l++;
-            ls = s + 1;
+            ls = offset_of(r, s + 1);
         }
     *line = l;
-    *col = (uint32_t)(q - ls) + 1;
+    *col = (uint32_t)(offset_of(r, q) - ls) + 1;
 }
 
 static int fail_at(reader *r, const char *q, const char *fmt, ...)
@@ -1026,7 +1056,7 @@ static int bad_object(reader *r, const char *s, const char *parse_end,
 {
     int closed;
     const char *f = json_scan(s, r->end, &closed);
-    size_t col = (size_t)(s - r->line_start) + 1;
+    size_t col = (size_t)(offset_of(r, s) - r->line_start) + 1;
     if (closed) { /* cJSON is stricter than json_scan somewhere */
         r->resume = next_object_start(f - 1, f - 1, r->end, col, 0);
         return fail_at(r, parse_end && parse_end >= s ? parse_end : s,
@@ -1061,19 +1091,48 @@ static int bad_object(reader *r, const char *s, const char *parse_end,
     return fail_at(r, f, "invalid JSON");
 }
 
-/* Parses one object at r->p.  Sets *stop when the rest must be ignored. */
+/* Reads on to the end of the file (a bad object is told from a cut-off
+ * one, and the next object found, on the whole rest of the file, as when
+ * it was read whole).  False when a NUL byte was read. */
+static int read_rest(reader *r)
+{
+    while (more(r))
+        continue;
+    return !r->nul;
+}
+
+static int fail_nul(reader *r)
+{
+    return fail_at(r, r->nul, "NUL byte: this is not a JSON text file");
+}
+
+/* Parses one object at r->p, reading on while the window cuts it short.
+ * Sets *stop when the rest must be ignored. */
 static int read_object(reader *r, int *stop)
 {
+    const char *parse_end;
+    cJSON *obj;
+    for (;;) {
+        json_arena_enter(r->arena); /* leaving it frees the tree */
+        parse_end = NULL;
+        obj = cJSON_ParseWithLengthOpts(r->p, (size_t)(r->end - r->p),
+                                        &parse_end, 0);
+        if (obj || !more(r))
+            break;
+        json_arena_leave(r->arena);
+    }
     const char *obj_start = r->p;
-    const char *parse_end = NULL;
-    json_arena_enter(r->arena); /* leaving it frees the tree */
-    cJSON *obj = cJSON_ParseWithLengthOpts(r->p, (size_t)(r->end - r->p),
-                                           &parse_end, 0);
-    int rc = obj ? add_event(r, obj, obj_start, parse_end) : TRACE_OK;
+    /* a NUL byte anywhere fails the file, as if it had been read whole */
+    int rc = r->nul ? fail_nul(r)
+             : obj ? add_event(r, obj, obj_start, parse_end) : TRACE_OK;
     json_arena_leave(r->arena);
-    if (!obj)
+    if (!obj && !r->nul && r->t->stats.interrupted) {
+        *stop = 1; /* cut short by the stop, not by the file */
+        return TRACE_OK;
+    }
+    if (!obj && !r->nul)
         return bad_object(r, obj_start, parse_end, stop);
-    if (rc == TRACE_OK)
+    if (obj && rc == TRACE_OK)
         advance_to(r, parse_end);
     return rc;
 }
@@ -1086,6 +1145,8 @@ static void skip_bad_text(reader *r)
     r->t->stats.events_skipped++;
     trace_warn(r->t, r->opts, "%s; skipped", r->err);
     const char *to = r->resume;
+    if (!to && !read_rest(r))
+        return; /* read_buffer fails at the NUL byte, after r->p */
     if (!to && r->p < r->end)
         to = next_object_start(r->p, r->p, r->end, SIZE_MAX, 0);
     advance_to(r, to ? to : r->end);
@@ -1097,8 +1158,13 @@ static int stopped(const trace_options *o)
     return o->stop && *o->stop;
 }
 
-static int read_buffer(reader *r)
+/* Reads the events of r's text, a JSON array or a stream of objects. */
+static int read_events(reader *r)
 {
+    while (r->end - r->p < 3 && more(r))
+        continue; /* enough to see a byte order mark */
+    if (r->nul)
+        return fail_nul(r);
     if (r->end - r->p >= 3 && memcmp(r->p, "\xEF\xBB\xBF", 3) == 0)
         r->p += 3; /* a UTF-8 byte order mark */
     skip_ws(r);
@@ -1112,8 +1178,10 @@ static int read_buffer(reader *r)
             return TRACE_OK;
         }
         skip_ws(r);
+        if (r->nul) /* read since: at or after r->p */
+            return fail_nul(r);
         if (r->p >= r->end) {
-            if (in_array) {
+            if (in_array && !r->t->stats.interrupted) {
                 r->t->stats.truncated_files++;
                 trace_warn(r->t, r->opts, "%s:%u: the JSON array is not "
                            "closed (truncated trace)", r->name, r->line);
@@ -1123,6 +1191,8 @@ static int read_buffer(reader *r)
         if (in_array && *r->p == ']') {
             advance_to(r, r->p + 1);
             skip_ws(r);
+            if (r->nul)
+                return fail_nul(r);
             if (r->p < r->end)
                 return fail_at(r, r->p, "unexpected text after the array");
             return TRACE_OK;
@@ -1132,6 +1202,8 @@ static int read_buffer(reader *r)
                 return fail_at(r, r->p, "expected ',' or ']' in the array");
             advance_to(r, r->p + 1);
             skip_ws(r);
+            if (r->nul)
+                return fail_nul(r);
         }
         r->resume = NULL;
         int rc = r->p < r->end && *r->p != '{'
@@ -1141,12 +1213,35 @@ static int read_buffer(reader *r)
             return TRACE_OK;
         first = 0;
         if (rc != TRACE_OK) {
-            if (!r->opts->lenient)
+            if (!r->opts->lenient || r->nul)
                 return TRACE_ERR;
             skip_bad_text(r);
             first = 1; /* an array's next element needs no ',' after a skip */
         }
     }
+}
+
+/* After an error: reads on through the file (what is read is dropped,
+ * the lines counted) to see whether a NUL byte comes later, which then
+ * is the error, as when the file is read whole. */
+static int nul_later(reader *r)
+{
+    while (!r->nul && !r->at_eof) {
+        const char *to = r->end;
+        if (to > r->p && to[-1] == '\r')
+            to--; /* the CR of a CR LF split by the window's end */
+        advance_to(r, to);
+        more(r);
+    }
+    return r->nul ? fail_nul(r) : TRACE_ERR;
+}
+
+/* Reads the events of r's text.  A NUL byte anywhere fails the file,
+ * under --lenient too, and is the error named. */
+static int read_buffer(reader *r)
+{
+    int rc = read_events(r);
+    return rc != TRACE_OK && !r->nul ? nul_later(r) : rc;
 }
 
 static uint32_t add_file(trace *t, const char *name, uint32_t *cap)
@@ -1166,56 +1261,99 @@ typedef struct load_state {
     uint32_t n_seen, seen_cap;
 } load_state;
 
-static int load_bytes(load_state *ls, const char *name, const char *data,
-                      size_t len)
+/* Reads the events of r's text (its window set up) as file `name`. */
+static int load_text(load_state *ls, const char *name, reader *r)
 {
-    reader r = {
-        .t = ls->t, .opts = ls->opts, .name = name,
-        .file = add_file(ls->t, name, &ls->files_cap),
-        .start = data, .end = data + len, .p = data, .line = 1,
-        .line_start = data, .events_cap = ls->events_cap,
-        .err = ls->err, .err_len = ls->err_len, .arena = json_arena_new()};
-    r.has_cr = memchr(data, '\r', len) != NULL;
-    const char *nul = memchr(data, '\0', len);
-    int rc = nul ? fail_at(&r, nul, "NUL byte: this is not a JSON text file")
-                 : read_buffer(&r);
-    json_arena_free(r.arena);
-    ls->events_cap = r.events_cap;
+    r->t = ls->t;
+    r->opts = ls->opts;
+    r->name = name;
+    r->file = add_file(ls->t, name, &ls->files_cap);
+    r->line = 1;
+    r->events_cap = ls->events_cap;
+    r->err = ls->err;
+    r->err_len = ls->err_len;
+    r->arena = json_arena_new();
+    int rc = read_buffer(r);
+    json_arena_free(r->arena);
+    ls->events_cap = r->events_cap;
     return rc;
 }
 
-/* Reads f whole.  Stops early at a chunk holding a NUL byte (a binary
- * file, or /dev/zero given as standard input): what was read up to it is
- * enough to name it.  Returns 0, or -1 on a read error. */
-static int read_all(load_state *ls, FILE *f, char **data, size_t *len_out)
+static int load_bytes(load_state *ls, const char *name, const char *data,
+                      size_t len)
 {
-    size_t cap = 1 << 16, len = 0;
-    char *buf = xmalloc(cap);
-    size_t n;
-    while ((n = fread(buf + len, 1, cap - len, f)) > 0) {
-        int nul = memchr(buf + len, '\0', n) != NULL;
-        len += n;
-        if (ls->opts->bytes_read) /* another thread shows it */
-            __atomic_fetch_add(ls->opts->bytes_read, n, __ATOMIC_RELAXED);
-        if (nul)
-            break;
-        if (stopped(ls->opts)) {
-            ls->t->stats.interrupted = 1;
-            break;
-        }
-        if (len == cap) {
-            if (cap > SIZE_MAX / 2)
-                alloc_fail(SIZE_MAX, "a trace file");
-            cap *= 2;
-            buf = xrealloc(buf, cap);
-        }
+    reader r = {.start = data, .end = data + len, .p = data, .at_eof = 1,
+                .has_cr = memchr(data, '\r', len) != NULL,
+                .nul = memchr(data, '\0', len)};
+    return load_text(ls, name, &r);
+}
+
+/* Reads on into r's window: keeps [r->p, r->end), moved to the start of
+ * the window (which doubles while that fills more than half of it), and
+ * fills the rest from the file.  Returns 0 when nothing more was read: the
+ * file's end, a read error (r->read_error), a NUL byte (r->nul: a binary
+ * file, or /dev/zero as standard input; nothing after it is read) or a
+ * stop signal (stats.interrupted).  Pointers into the old window are
+ * stale afterwards; r->p, r->end and the line are kept right. */
+static int more(reader *r)
+{
+    if (r->at_eof)
+        return 0;
+    if (stopped(r->opts)) {
+        r->t->stats.interrupted = 1;
+        r->at_eof = 1;
+        return 0;
     }
-    *data = buf;
-    *len_out = len;
-    /* a stop signal interrupts a blocked read (a pipe): that is no error */
-    if (ferror(f) && stopped(ls->opts))
-        ls->t->stats.interrupted = 1;
-    return ferror(f) && !stopped(ls->opts) ? -1 : 0;
+    size_t keep = (size_t)(r->end - r->p);
+    r->start_at = offset_of(r, r->p);
+    memmove(r->buf, r->p, keep);
+    while (keep > r->cap / 2) {
+        if (r->cap > SIZE_MAX / 2)
+            alloc_fail(SIZE_MAX, "a trace file");
+        r->cap *= 2;
+        r->buf = xrealloc(r->buf, r->cap);
+    }
+    r->start = r->p = r->buf;
+    r->end = r->buf + keep;
+    r->spans_of = NULL; /* raw_member()'s spans were in the old window */
+    size_t n = fread(r->buf + keep, 1, r->cap - keep, r->in);
+    r->end += n;
+    if (r->opts->bytes_read) /* another thread shows it */
+        __atomic_fetch_add(r->opts->bytes_read, n, __ATOMIC_RELAXED);
+    if (n && memchr(r->buf + keep, '\r', n))
+        r->has_cr = 1;
+    r->nul = n ? memchr(r->buf + keep, '\0', n) : NULL;
+    if (n < r->cap - keep) { /* a regular file or a pipe at its end */
+        r->at_eof = 1;
+        /* a stop signal interrupts a blocked read (a pipe): no error */
+        if (ferror(r->in) && stopped(r->opts))
+            r->t->stats.interrupted = 1;
+        else if (ferror(r->in))
+            r->read_error = 1;
+    }
+    if (r->nul)
+        r->at_eof = 1;
+    return n && !r->nul;
+}
+
+/* Reads the file f as `name` a window at a time (ls->opts->window bytes
+ * at first, or TRACE_WINDOW): the file is never all in memory, unless an
+ * object is as large, or a bad one makes the loader read the rest of the
+ * file to tell where the next object starts (read_rest()). */
+static int load_stream(load_state *ls, const char *name, FILE *f)
+{
+    size_t cap = ls->opts->window ? ls->opts->window : TRACE_WINDOW;
+    reader r = {.in = f, .cap = cap, .opts = ls->opts, .t = ls->t};
+    r.buf = xmalloc(r.cap);
+    r.start = r.end = r.p = r.buf;
+    more(&r);
+    int rc = load_text(ls, name, &r);
+    free(r.buf);
+    if (r.read_error) {
+        snprintf(ls->err, ls->err_len, "%s: read error", name);
+        rc = TRACE_ERR;
+    }
+    return rc;
 }
 
 /* Whether the file (dev, ino) was read already; remembers it if not. */
@@ -1255,18 +1393,9 @@ static int read_file(load_state *ls, const char *path, int check_seen)
         fclose(f);
         return skip_read_already(ls, path);
     }
-    char *buf;
-    size_t len;
-    int read_error = read_all(ls, f, &buf, &len);
+    int rc = load_stream(ls, path, f);
     if (!is_stdin)
         fclose(f);
-    if (read_error) {
-        free(buf);
-        snprintf(ls->err, ls->err_len, "%s: read error", path);
-        return TRACE_ERR;
-    }
-    int rc = load_bytes(ls, path, buf, len);
-    free(buf);
     return rc;
 }
 
