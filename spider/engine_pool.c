@@ -28,7 +28,10 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { STOP_GRACE_MS = 500, WAIT_STEP_MS = 20 };
+/* RAMP_MS: the pool starts one worker, and the others only when work is
+ * left after this long: a Z3 context costs about 10 ms of CPU to set up,
+ * more than all the queries of a small trace. */
+enum { STOP_GRACE_MS = 500, WAIT_STEP_MS = 20, RAMP_MS = 15 };
 
 /* ---- waiting for threads, with a deadline once stopped --------------------- */
 
@@ -243,6 +246,39 @@ static void *worker(void *arg)
     return NULL;
 }
 
+/* Starts workers until `to` run (threads[from..to)); returns how many
+ * run. */
+static unsigned start_workers(pool *p, pthread_t *threads, unsigned from,
+                              unsigned to)
+{
+    unsigned started = from;
+    for (unsigned i = from; i < to; i++) {
+        pthread_mutex_lock(&p->wait.lock);
+        p->wait.running++; /* before it can leave */
+        pthread_mutex_unlock(&p->wait.lock);
+        if (pthread_create(&threads[started], NULL, worker, p) == 0)
+            started++;
+        else
+            z3_wait_leave(&p->wait);
+    }
+    return started;
+}
+
+/* Whether units are still waiting for a worker after ms milliseconds (or
+ * once the workers are done or failed, which is sooner). */
+static int work_left_after(pool *p, unsigned ms)
+{
+    struct timespec until = clock_after_ms(CLOCK_REALTIME, ms);
+    pthread_mutex_lock(&p->wait.lock);
+    while (p->wait.running && !p->failed && p->next_unit < p->work->n_units &&
+           pthread_cond_timedwait(&p->wait.changed, &p->wait.lock, &until) == 0)
+        continue;
+    int left = !p->failed && p->next_unit < p->work->n_units &&
+               !(p->solver.stop && *p->solver.stop);
+    pthread_mutex_unlock(&p->wait.lock);
+    return left;
+}
+
 int solve_all(const hb_model *m, const solve_work *w, hb_answer *query_answers,
               hb_answer *verdicts, unsigned jobs, hb_solver_options so,
               char *err, size_t err_len)
@@ -259,19 +295,15 @@ int solve_all(const hb_model *m, const solve_work *w, hb_answer *query_answers,
     *p = (pool){.model = m, .slices = w->slices, .work = w,
                 .query_answers = query_answers, .verdicts = verdicts,
                 .solver = so};
-    z3_wait_init(&p->wait, jobs);
+    z3_wait_init(&p->wait, 0);
     pthread_t *threads = xmalloc_array(jobs, sizeof *threads);
-    unsigned started = 0;
-    for (unsigned i = 0; i < jobs; i++)
-        if (pthread_create(&threads[started], NULL, worker, p) == 0)
-            started++;
-    pthread_mutex_lock(&p->wait.lock);
-    p->wait.running -= jobs - started; /* a started one may be done */
-    if (!started)
+    unsigned started = start_workers(p, threads, 0, 1);
+    if (started && jobs > 1 && work_left_after(p, RAMP_MS))
+        started = start_workers(p, threads, started, jobs);
+    if (started == 0) {
         p->wait.running = 1;
-    pthread_mutex_unlock(&p->wait.lock);
-    if (started == 0)
         worker(p); /* no thread: it cannot be left, only interrupted */
+    }
     if (z3_wait_done(&p->wait, w->may_leave ? so.stop : NULL)) {
         for (unsigned i = 0; i < started; i++)
             pthread_detach(threads[i]);
