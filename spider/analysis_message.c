@@ -35,6 +35,7 @@ typedef struct rcv_scratch {     /* count_thread's, kept from thread to thread *
     uint32_t *send, *pos, *member, *rmq;
     uint32_t *run_end;           /* find_runs() */
     uint64_t *key;               /* per receive: its send in event order */
+    int32_t *last_u, *last_r;    /* per receive: hb_order_last_reaching_many */
     rcv_class *cls;
     uint32_t cap, cls_cap;
     size_t rmq_cap;
@@ -58,6 +59,8 @@ static void rcv_scratch_free(rcv_scratch *s)
     free(s->member);
     free(s->rmq);
     free(s->key);
+    free(s->last_u);
+    free(s->last_r);
     free(s->cls);
 }
 
@@ -228,12 +231,19 @@ static int build_rcv_classes(engine_run *run, const hb_order *o,
         s->run_end = xrealloc_array(s->run_end, s->cap, sizeof *s->run_end);
         s->member = xrealloc_array(s->member, s->cap, sizeof *s->member);
         s->key = xrealloc_array(s->key, s->cap, sizeof *s->key);
+        s->last_u = xrealloc_array(s->last_u, s->cap, sizeof *s->last_u);
+        s->last_r = xrealloc_array(s->last_r, s->cap, sizeof *s->last_r);
     }
     uint32_t chain = hb_order_chain(o, rcvs[0]);
     for (uint32_t x = 0; x < n; x++) {
         if (hb_order_chain(o, rcvs[x]) != chain)
             return 0;
         s->send[x] = (uint32_t)its_send(t, engine_model(run), rcvs[x]);
+        /* the sends are on other nodes, anywhere in the events: asked for
+         * all at once, their cache misses overlap */
+        __builtin_prefetch(&t->events[s->send[x]]);
+    }
+    for (uint32_t x = 0; x < n; x++) {
         s->pos[x] = hb_order_pos(o, rcvs[x]);
         const event *e = &t->events[s->send[x]];
         s->key[x] = (uint64_t)engine_thread_rank(run, e->thread) << 32 |
@@ -356,12 +366,13 @@ static int count_thread(engine_run *run, hb_order *o, message_state *st,
     find_runs(st->hr, handler, n, s->run_end);
     rcv_pair_ctx p = {.run = run, .st = st, .s = s, .rcvs = rcvs,
                       .handler = handler};
+    hb_order_last_reaching_many(o, s->send + 1, n - 1, chain, s->last_u + 1,
+                                s->last_r + 1);
     for (uint32_t y = 1; y < n; y++) {
         p.y = y;
         int32_t skip = channel_of(&t->events[rcvs[y]]);
         /* r_x before k_u reach s2 in U; before k_r, in R */
-        int32_t last_u, last_r;
-        hb_order_last_reaching_both(o, s->send[y], chain, &last_u, &last_r);
+        int32_t last_u = s->last_u[y], last_r = s->last_r[y];
         uint32_t k_u = prefix_reaching(s->pos, y, last_u);
         uint32_t k_r = !witness ? y : last_r == last_u ? k_u
                                 : prefix_reaching(s->pos, y, last_r);

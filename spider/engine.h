@@ -322,6 +322,13 @@ int32_t hb_order_last_reaching(const hb_order *o, int resolved, uint32_t y,
  * -1); where R is U, y is looked up once. */
 void hb_order_last_reaching_both(const hb_order *o, uint32_t y, uint32_t c,
                                  int32_t *in_u, int32_t *in_r);
+/* hb_order_last_reaching_both for each of ys[0..n), into in_u[i] and
+ * in_r[i]: the same answers, with the cache misses of the lookups (about
+ * five dependent ones each, in arrays as large as the trace) issued
+ * ahead and overlapped. */
+void hb_order_last_reaching_many(const hb_order *o, const uint32_t *ys,
+                                 uint32_t n, uint32_t c, int32_t *in_u,
+                                 int32_t *in_r);
 /* Whether R is a witness of Φ (acyclic): then events unordered in R can
  * happen at once. */
 int hb_order_witness(const hb_order *o);

@@ -1757,6 +1757,54 @@ void hb_order_last_reaching_both(const hb_order *o, uint32_t y, uint32_t c,
                             : hb_order_last_reaching(o, 1, y, c);
 }
 
+/* Warms the cache for one stage of hb_order_last_reaching(y) in clocks
+ * vc (stage 0: y's dense id; 1: its chain and last sync event; 2: the
+ * row it is stored in; 3: its entry for chain c). */
+static void warm(const engine *e, const clocks *vc, uint32_t y, uint32_t c,
+                 int stage)
+{
+    if (stage == 0) {
+        __builtin_prefetch(&e->dense[y]);
+        return;
+    }
+    uint32_t d = e->dense[y];
+    if (stage == 1) {
+        __builtin_prefetch(&e->chain[d]);
+        __builtin_prefetch(&vc->g->sync_at[d]);
+    } else if (stage == 2) {
+        uint32_t at = vc->g->sync_at[d];
+        if (at != NO_SYNC)
+            __builtin_prefetch(&vc->sync_row[at]);
+    } else if (e->chain[d] != c) {
+        uint32_t r = row_at(e, vc, d);
+        if (r != EMPTY_ROW && r != NO_ROW)
+            __builtin_prefetch(&vc->rows[(size_t)r * vc->k + e->chain_local[c]]);
+    }
+}
+
+void hb_order_last_reaching_many(const hb_order *o, const uint32_t *ys,
+                                 uint32_t n, uint32_t c, int32_t *in_u,
+                                 int32_t *in_r)
+{
+    enum { AHEAD = 8, STAGES = 4 };
+    const engine *e = &o->e;
+    int own_r = e->r.acyclic && !e->r_is_u;
+    for (uint32_t i = 0; i < n + STAGES * AHEAD; i++) {
+        for (int stage = 0; stage < STAGES; stage++) {
+            uint32_t j = i - (uint32_t)stage * AHEAD;
+            if (i < (uint32_t)stage * AHEAD || j >= n)
+                continue;
+            warm(e, &o->now->u, ys[j], c, stage);
+            if (own_r && stage > 0)
+                warm(e, &o->now->r, ys[j], c, stage);
+        }
+        if (i >= STAGES * AHEAD) {
+            uint32_t j = i - STAGES * AHEAD;
+            hb_order_last_reaching_both(o, ys[j], c, &in_u[j], &in_r[j]);
+        }
+    }
+}
+
 int hb_order_witness(const hb_order *o)
 {
     return o->e.r.acyclic;
