@@ -158,11 +158,12 @@ static int same_string(const trace *t, uint32_t id, const void *key)
            memcmp(t->strings[id], k->s, k->len) == 0;
 }
 
-str_id intern_str(trace *t, const char *s, size_t len)
+/* intern_str() with s's hash known. */
+static str_id intern_hashed(trace *t, const char *s, size_t len,
+                            uint32_t hash)
 {
     interner *in = get_interner(t);
     text_key key = {s, len};
-    uint32_t hash = intern_hash(s, len);
     uint32_t found = table_find(&in->strings, hash, same_string, t, &key);
     if (found != NO_ID)
         return found;
@@ -172,6 +173,37 @@ str_id intern_str(trace *t, const char *s, size_t len)
     t->strings[t->n_strings] = store_string(t, s, len);
     table_add(&in->strings, hash, t->n_strings);
     return t->n_strings++;
+}
+
+str_id intern_str(trace *t, const char *s, size_t len)
+{
+    return intern_hashed(t, s, len, intern_hash(s, len));
+}
+
+void intern_strings_of(trace *t, const trace *from, str_id *ids)
+{
+    enum { AHEAD = 8, RING = 4 * AHEAD }; /* RING > 2 * AHEAD, a power of 2 */
+    uint32_t hashes[RING];
+    const intern_table *tb = &get_interner(t)->strings;
+    uint32_t n = from->n_strings;
+    for (uint32_t i = 0; i < n + 2 * AHEAD; i++) {
+        if (i < n) { /* stage 1: the slot where its search starts */
+            hashes[i % RING] = intern_hash(from->strings[i],
+                                           interned_len(from, i));
+            if (tb->slots)
+                __builtin_prefetch(&tb->slots[first_slot(tb, hashes[i % RING])]);
+        }
+        uint32_t j = i - AHEAD; /* stage 2: the string that slot names */
+        if (i >= AHEAD && j < n && tb->slots) {
+            const intern_slot *sl = &tb->slots[first_slot(tb, hashes[j % RING])];
+            if (sl->id_plus1)
+                __builtin_prefetch(t->strings[sl->id_plus1 - 1] - sizeof(uint32_t));
+        }
+        uint32_t k = i - 2 * AHEAD; /* stage 3: found or added */
+        if (i >= 2 * AHEAD && k < n)
+            ids[k] = intern_hashed(t, from->strings[k], interned_len(from, k),
+                                   hashes[k % RING]);
+    }
 }
 
 static int same_object(const trace *t, uint32_t id, const void *key)

@@ -22,6 +22,10 @@ static inline size_t interned_len(const trace *t, str_id id)
     memcpy(&len, t->strings[id] - sizeof len, sizeof len);
     return len;
 }
+/* ids[i] = intern_str(t, from's string i) for each of from's strings, in
+ * order (the same ids), the table's cache misses overlapped: merging a
+ * file's strings into a table of millions. */
+void intern_strings_of(trace *t, const trace *from, str_id *ids);
 /* Frees the storage of t's strings (trace_free). */
 void interned_strings_free(trace *t);
 uint32_t intern_object(trace *t, str_id node, str_id name);

@@ -1499,8 +1499,7 @@ static int merge_part(load_state *ls, const trace *part)
         return 0;
     uint32_t file = add_file(t, part->files[0], &ls->files_cap);
     str_id *str = xmalloc_array((size_t)part->n_strings + 1, sizeof *str);
-    for (uint32_t i = 0; i < part->n_strings; i++)
-        str[i] = intern_str(t, part->strings[i], interned_len(part, i));
+    intern_strings_of(t, part, str);
     uint32_t *thr = xmalloc_array((size_t)part->n_threads + 1, sizeof *thr);
     for (uint32_t i = 0; i < part->n_threads; i++)
         thr[i] = intern_thread(t, str[part->threads[i].name]);
