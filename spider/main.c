@@ -77,7 +77,8 @@ static const char usage[] =
     "                              event (nested, default) or floats (thesis)\n"
     "      --order=file|timestamp  program order: input order (default) or\n"
     "                              each thread stable-sorted by timestamp\n"
-    "  -j, --jobs=N                worker threads: solver, shortcut sweeps (default: CPUs)\n"
+    "  -j, --jobs=N                worker threads: loading, solver, shortcut sweeps\n"
+    "                              (default: CPUs)\n"
     "      --solver=auto|z3        auto (default): exact shortcuts, Z3 for the\n"
     "                              rest; z3: Z3 decides every candidate\n"
     "      --all-instances         decide every candidate, so that counts are\n"
@@ -632,6 +633,7 @@ int main(int argc, char **argv)
         prog = progress_start(stderr, (const char *const *)argv + optind,
                               (size_t)(argc - optind));
     trace_options topts = {.order = c.order, .lenient = c.lenient,
+                           .jobs = c.jobs,
                            .warnings = progress_hold(prog, c.quiet ? NULL
                                                                    : stderr),
                            .bytes_read = progress_bytes(prog),

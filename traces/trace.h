@@ -163,6 +163,9 @@ typedef struct trace_options {
     const volatile sig_atomic_t *stop; /* set (SIGINT/SIGTERM): stop reading
                               at the next object; the trace holds what was
                               read, stats.interrupted says so; or NULL */
+    unsigned jobs;         /* files read at once, each on a thread (0: one
+                              per CPU); at most 4, and 1 under a small
+                              address-space limit */
     size_t window;         /* bytes of a file read at a time (0: TRACE_WINDOW;
                               the tests make it tiny, to cut objects and
                               line ends at every byte) */
@@ -174,7 +177,10 @@ typedef struct trace_options {
 #define TRACE_WINDOW ((size_t)256 << 10)
 
 /* Reads `paths` (files, or directories whose regular files are read in
- * byte-wise name order) into a new trace.  On error returns TRACE_ERR with
+ * byte-wise name order) into a new trace.  Several files (of a directory,
+ * or given one after another) are read on opts->jobs threads and merged
+ * in order: the trace, warnings and errors are those of reading them one
+ * by one.  On error returns TRACE_ERR with
  * a one-line message "file:line:col: what is wrong" in err. */
 int trace_load(const char *const *paths, size_t n_paths,
                const trace_options *opts, trace **out,

@@ -1441,14 +1441,15 @@ typedef struct file_pool {
  * space limit (ulimit -v): each thread's malloc arena reserves 64 MB, and
  * where that fails glibc retries it at every allocation (t0120 took
  * 20 s a run). */
-static unsigned loader_threads(void)
+static unsigned loader_threads(const trace_options *opts)
 {
     struct rlimit as;
     if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY &&
         as.rlim_cur < ((rlim_t)4 << 30))
         return 1;
-    long n = sysconf(_SC_NPROCESSORS_ONLN); /* more would wait for work: */
-    return n < 1 ? 1 : n > LOAD_AHEAD ? LOAD_AHEAD : (unsigned)n; /* file_worker */
+    long n = opts->jobs ? (long)opts->jobs : sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > LOAD_AHEAD ? LOAD_AHEAD : (unsigned)n; /* more would
+                                                  wait for work: file_worker */
 }
 
 static void load_job(const trace_options *opts, file_job *job,
@@ -1573,7 +1574,7 @@ static void free_job(file_job *job)
  * are several files and cores. */
 static int load_files(load_state *ls, char *const *paths, size_t n)
 {
-    unsigned workers = loader_threads();
+    unsigned workers = loader_threads(ls->opts);
     if (n < 2 || workers < 2) {
         int rc = TRACE_OK;
         for (size_t i = 0; i < n && rc == TRACE_OK; i++)
@@ -1715,6 +1716,18 @@ static int finish(load_state *ls, int rc, trace **out)
     return TRACE_OK;
 }
 
+/* How many of paths[i..n) are regular files, one after another. */
+static size_t regular_files_from(const char *const *paths, size_t i,
+                                 size_t n)
+{
+    size_t run = 0;
+    struct stat st;
+    while (i + run < n && strcmp(paths[i + run], "-") != 0 &&
+           stat(paths[i + run], &st) == 0 && S_ISREG(st.st_mode))
+        run++;
+    return run;
+}
+
 int trace_load(const char *const *paths, size_t n_paths,
                const trace_options *opts, trace **out, char *err,
                size_t err_len)
@@ -1725,7 +1738,11 @@ int trace_load(const char *const *paths, size_t n_paths,
     int rc = TRACE_OK;
     for (size_t i = 0; i < n_paths && rc == TRACE_OK; i++) {
         struct stat st;
-        if (strcmp(paths[i], "-") == 0) {
+        size_t run = regular_files_from(paths, i, n_paths);
+        if (run > 1) { /* read together, in parallel */
+            rc = load_files(&ls, (char *const *)paths + i, run);
+            i += run - 1;
+        } else if (strcmp(paths[i], "-") == 0) {
             rc = load_file(&ls, paths[i]);
         } else if (stat(paths[i], &st) != 0) {
             snprintf(err, err_len, "%s: cannot open: %s", paths[i],
