@@ -2,6 +2,10 @@
 # (test_trace), and each pruning rule (test_prune).
 . tests/lib.sh
 bins="tests/bin/test_trace tests/bin/test_prune"
+# test_trace reads t0140's corpus of hostile inputs too, a window at a time
+# against whole (windows_read_as_whole)
+python3 tests/hostile/make-hostile.py "$TMP/hostile" >/dev/null || not_ok "the corpus generator failed"
+export TEST_WINDOW_DIRS="$TMP/hostile"
 [ -n "${SANITIZED:-}" ] && bins="bin-san/test_trace bin-san/test_prune"
 for t in $bins; do
     if [ -n "${VALGRIND:-}" ]; then

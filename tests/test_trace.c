@@ -729,35 +729,38 @@ static void check_windows_of_dir(const char *dir)
 static void windows_read_as_whole(void **state)
 {
     (void)state;
-    static const char *const texts[] = {
+#define TEXT(literal) {literal, sizeof literal - 1} /* NUL bytes kept */
+    static const struct { const char *s; size_t len; } texts[] = {
         /* CR LF and CR alone, an error after them (line and column) */
-        EV("\"type\":\"START\"") "\r\n\r\n" EV("\"type\":\"END\"") "\r\n{\"x\":",
-        "{\"thread\":\"a\",\"type\":\"START\"}\r{\"thread\":\"a\",\r"
-        "\"type\":\"END\"}\r\r{\"thread\":\"a\",\"type\":\"Q\"}\r",
+        TEXT(EV("\"type\":\"START\"") "\r\n\r\n" EV("\"type\":\"END\"") "\r\n{\"x\":"),
+        TEXT("{\"thread\":\"a\",\"type\":\"START\"}\r{\"thread\":\"a\",\r"
+        "\"type\":\"END\"}\r\r{\"thread\":\"a\",\"type\":\"Q\"}\r"),
         /* one line: an array, a bad element at a late column */
-        "[{\"thread\":\"a\",\"type\":\"START\"},{\"thread\":\"a\",\"type\":"
+        TEXT("[{\"thread\":\"a\",\"type\":\"START\"},{\"thread\":\"a\",\"type\":"
         "\"W\",\"variable\":\"v\",\"loc\":\"L1\"},{\"thread\":\"a\",\"type\":"
-        "\"END\"} , 17, {\"thread\":\"a\",\"type\":\"END\"}]  \n  ",
+        "\"END\"} , 17, {\"thread\":\"a\",\"type\":\"END\"}]  \n  "),
         /* a byte order mark; blanks at the end; an unclosed array */
-        "\xEF\xBB\xBF  [ " EV("\"type\":\"START\"") ",\n\t" EV("\"type\":\"END\""),
+        TEXT("\xEF\xBB\xBF  [ " EV("\"type\":\"START\"") ",\n\t" EV("\"type\":\"END\"")),
         /* cut off before the next object; glued; cut off at the end */
-        EV("\"type\":\"START\"") "{\"thread\":\"a\",\"ty\n"
+        TEXT(EV("\"type\":\"START\"") "{\"thread\":\"a\",\"ty\n"
         EV("\"type\":\"END\"") "{\"thread\":\"b\",\"type\":\"START\"}{\"thread\""
-        ":\"b\",\"type\":\"END\"}\n{\"thread\":\"c\",\"type\":\"START\"",
+        ":\"b\",\"type\":\"END\"}\n{\"thread\":\"c\",\"type\":\"START\""),
+        /* an object json_scan closes and cJSON refuses, at the very end
+         * (the window may end with it) */
+        TEXT(EV("\"type\":\"START\"") "{\"thread\":\"a\",\"n\":01}"),
+        /* blanks up to a window's end, then a NUL byte */
+        TEXT("\n\n\n\n\n\n\n\n\n\n\n\n\0\n"),
         /* a NUL byte late in the file */
-        EV("\"type\":\"START\"") EV("\"type\":\"X\"") EV("\"type\":\"END\"")
-        "{\"thread\":\"a\",\"loc\":\"\0\"}\n",
+        TEXT(EV("\"type\":\"START\"") EV("\"type\":\"X\"") EV("\"type\":\"END\"")
+        "{\"thread\":\"a\",\"loc\":\"\0\"}\n"),
         /* an object larger than any window: long strings, escapes */
-        "{\"thread\":\"a@n\",\"type\":\"W\",\"variable\":\"a very long name of a "
+        TEXT("{\"thread\":\"a@n\",\"type\":\"W\",\"variable\":\"a very long name of a "
         "variable, longer than the windows \\u00e9\\\" \\\\ \",\"loc\":\"Main."
         "java:1234567890123456789012345678901234567890\",\"timestamp\":12345}\n"
         "{\"thread\":\"b@n\",\"type\":\"R\",\"variable\":\"a very long name of a "
         "variable, longer than the windows \\u00e9\\\" \\\\ \",\"timestamp\":"
-        "00012}\n{\"thread\":\"b@n\",\"type\":\"R\",\"variable\":\"v\"}",
+        "00012}\n{\"thread\":\"b@n\",\"type\":\"R\",\"variable\":\"v\"}"),
     };
-    static const size_t lens[] = {0, 0, 0, 0, 0, 0,
-        sizeof EV("\"type\":\"START\"") EV("\"type\":\"X\"")
-        EV("\"type\":\"END\"") "{\"thread\":\"a\",\"loc\":\"\0\"}\n" - 1, 0};
     char dir[] = "/tmp/spider-windowsXXXXXX";
     assert_non_null(mkdtemp(dir));
     for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
@@ -765,7 +768,7 @@ static void windows_read_as_whole(void **state)
         snprintf(path, sizeof path, "%s/text%zu.log", dir, i);
         FILE *f = fopen(path, "wb");
         assert_non_null(f);
-        fwrite(texts[i], 1, lens[i] ? lens[i] : strlen(texts[i]), f);
+        fwrite(texts[i].s, 1, texts[i].len, f);
         fclose(f);
         check_windows(path);
         unlink(path);

@@ -166,14 +166,16 @@ typedef struct trace_options {
     unsigned jobs;         /* files read at once, each on a thread (0: one
                               per CPU); at most 4, and 1 under a small
                               address-space limit */
-    size_t window;         /* bytes of a file read at a time (0: TRACE_WINDOW;
-                              the tests make it tiny, to cut objects and
-                              line ends at every byte) */
+    size_t window;         /* bytes of a file read at a time, at first (0:
+                              TRACE_WINDOW; the tests make it tiny, to cut
+                              objects and line ends at every byte) */
 } trace_options;
 
-/* A file is read TRACE_WINDOW bytes at a time, not whole: an object larger
- * than that, or a malformed one (the loader looks for the next object on
- * the rest of the file), makes the window grow. */
+/* A file is read TRACE_WINDOW bytes at a time, not whole.  The window
+ * doubles while the text it must keep (the object being read) fills more
+ * than half of it, and never shrinks; a malformed object or stray text
+ * makes it hold the rest of the file (the loader looks for the next
+ * object there). */
 #define TRACE_WINDOW ((size_t)256 << 10)
 
 /* Reads `paths` (files, or directories whose regular files are read in

@@ -185,23 +185,33 @@ static void advance_to(reader *r, const char *q)
 
 static int more(reader *r);
 
-/* Skips blanks, reading on while the window ends in them: r->p reaches
- * r->end only at the end of the file. */
-static void skip_ws(reader *r)
+/* The end of what may be passed over in the window: a CR at its end may
+ * be the first half of a CR LF, counted as one line end once the LF is
+ * read. */
+static const char *passable_end(const reader *r)
+{
+    const char *end = r->end;
+    return !r->at_eof && end > r->p && end[-1] == '\r' ? end - 1 : end;
+}
+
+static int unreadable(const reader *r);
+
+/* Skips blanks, reading on while they run to the end of the window (so
+ * r->p reaches r->end only at the end of the file).  Returns nonzero when
+ * the file cannot be read further (a NUL byte, a read error: r->p then
+ * stays at or before the NUL). */
+static int skip_ws(reader *r)
 {
     for (;;) {
-        const char *q = r->p;
-        while (q < r->end && isspace((unsigned char)*q))
+        const char *end = passable_end(r), *q = r->p;
+        while (q < end && isspace((unsigned char)*q))
             q++;
-        if (q == r->end && !r->at_eof && q > r->p && q[-1] == '\r')
-            q--; /* a CR LF split by the window's end is one line end */
         advance_to(r, q);
-        if (q < r->end && (*q != '\r' || r->at_eof))
-            return;
-        if (!more(r)) {
-            advance_to(r, r->end);
-            return;
-        }
+        if (q < r->end && (q < end || r->at_eof))
+            return unreadable(r);
+        if (r->at_eof)
+            return unreadable(r);
+        more(r); /* read on from r->p, and look again */
     }
 }
 
@@ -1091,19 +1101,30 @@ static int bad_object(reader *r, const char *s, const char *parse_end,
     return fail_at(r, f, "invalid JSON");
 }
 
+/* Whether the file cannot be read further: a NUL byte (a binary file) or
+ * a read error came in.  Either fails the file, under --lenient too. */
+static int unreadable(const reader *r)
+{
+    return r->nul || r->read_error;
+}
+
+/* The error of an unreadable file (r->p at or before its NUL byte). */
+static int fail_unreadable(reader *r)
+{
+    if (r->nul)
+        return fail_at(r, r->nul, "NUL byte: this is not a JSON text file");
+    snprintf(r->err, r->err_len, "%s: read error", r->name);
+    return TRACE_ERR;
+}
+
 /* Reads on to the end of the file (a bad object is told from a cut-off
  * one, and the next object found, on the whole rest of the file, as when
- * it was read whole).  False when a NUL byte was read. */
+ * it was read whole).  False when the file is unreadable. */
 static int read_rest(reader *r)
 {
     while (more(r))
         continue;
-    return !r->nul;
-}
-
-static int fail_nul(reader *r)
-{
-    return fail_at(r, r->nul, "NUL byte: this is not a JSON text file");
+    return !unreadable(r);
 }
 
 /* Parses one object at r->p, reading on while the window cuts it short.
@@ -1117,20 +1138,28 @@ static int read_object(reader *r, int *stop)
         parse_end = NULL;
         obj = cJSON_ParseWithLengthOpts(r->p, (size_t)(r->end - r->p),
                                         &parse_end, 0);
-        if (obj || !more(r))
+        if (obj)
             break;
         json_arena_leave(r->arena);
+        /* more() moves the text from r->p on: parse_end moves with it */
+        size_t parsed = parse_end ? (size_t)(parse_end - r->p) : 0;
+        int read_on = more(r);
+        parse_end = parse_end ? r->p + parsed : NULL;
+        if (!read_on) {
+            json_arena_enter(r->arena); /* left below */
+            break;
+        }
     }
     const char *obj_start = r->p;
     /* a NUL byte anywhere fails the file, as if it had been read whole */
-    int rc = r->nul ? fail_nul(r)
+    int rc = unreadable(r) ? fail_unreadable(r)
              : obj ? add_event(r, obj, obj_start, parse_end) : TRACE_OK;
     json_arena_leave(r->arena);
-    if (!obj && !r->nul && r->t->stats.interrupted) {
+    if (!obj && !unreadable(r) && r->t->stats.interrupted) {
         *stop = 1; /* cut short by the stop, not by the file */
         return TRACE_OK;
     }
-    if (!obj && !r->nul)
+    if (!obj && !unreadable(r))
         return bad_object(r, obj_start, parse_end, stop);
     if (obj && rc == TRACE_OK)
         advance_to(r, parse_end);
@@ -1146,7 +1175,7 @@ static void skip_bad_text(reader *r)
     trace_warn(r->t, r->opts, "%s; skipped", r->err);
     const char *to = r->resume;
     if (!to && !read_rest(r))
-        return; /* read_buffer fails at the NUL byte, after r->p */
+        return; /* read_events' next skip_ws() says it */
     if (!to && r->p < r->end)
         to = next_object_start(r->p, r->p, r->end, SIZE_MAX, 0);
     advance_to(r, to ? to : r->end);
@@ -1163,11 +1192,12 @@ static int read_events(reader *r)
 {
     while (r->end - r->p < 3 && more(r))
         continue; /* enough to see a byte order mark */
-    if (r->nul)
-        return fail_nul(r);
+    if (unreadable(r))
+        return fail_unreadable(r);
     if (r->end - r->p >= 3 && memcmp(r->p, "\xEF\xBB\xBF", 3) == 0)
         r->p += 3; /* a UTF-8 byte order mark */
-    skip_ws(r);
+    if (skip_ws(r))
+        return fail_unreadable(r);
     int in_array = r->p < r->end && *r->p == '[';
     int first = 1, stop = 0;
     if (in_array)
@@ -1177,9 +1207,8 @@ static int read_events(reader *r)
             r->t->stats.interrupted = 1;
             return TRACE_OK;
         }
-        skip_ws(r);
-        if (r->nul) /* read since: at or after r->p */
-            return fail_nul(r);
+        if (skip_ws(r))
+            return fail_unreadable(r);
         if (r->p >= r->end) {
             if (in_array && !r->t->stats.interrupted) {
                 r->t->stats.truncated_files++;
@@ -1190,9 +1219,8 @@ static int read_events(reader *r)
         }
         if (in_array && *r->p == ']') {
             advance_to(r, r->p + 1);
-            skip_ws(r);
-            if (r->nul)
-                return fail_nul(r);
+            if (skip_ws(r))
+                return fail_unreadable(r);
             if (r->p < r->end)
                 return fail_at(r, r->p, "unexpected text after the array");
             return TRACE_OK;
@@ -1201,9 +1229,8 @@ static int read_events(reader *r)
             if (*r->p != ',')
                 return fail_at(r, r->p, "expected ',' or ']' in the array");
             advance_to(r, r->p + 1);
-            skip_ws(r);
-            if (r->nul)
-                return fail_nul(r);
+            if (skip_ws(r))
+                return fail_unreadable(r);
         }
         r->resume = NULL;
         int rc = r->p < r->end && *r->p != '{'
@@ -1213,7 +1240,7 @@ static int read_events(reader *r)
             return TRACE_OK;
         first = 0;
         if (rc != TRACE_OK) {
-            if (!r->opts->lenient || r->nul)
+            if (!r->opts->lenient || unreadable(r))
                 return TRACE_ERR;
             skip_bad_text(r);
             first = 1; /* an array's next element needs no ',' after a skip */
@@ -1224,16 +1251,13 @@ static int read_events(reader *r)
 /* After an error: reads on through the file (what is read is dropped,
  * the lines counted) to see whether a NUL byte comes later, which then
  * is the error, as when the file is read whole. */
-static int nul_later(reader *r)
+static int unreadable_later(reader *r)
 {
-    while (!r->nul && !r->at_eof) {
-        const char *to = r->end;
-        if (to > r->p && to[-1] == '\r')
-            to--; /* the CR of a CR LF split by the window's end */
-        advance_to(r, to);
+    while (!unreadable(r) && !r->at_eof) {
+        advance_to(r, passable_end(r));
         more(r);
     }
-    return r->nul ? fail_nul(r) : TRACE_ERR;
+    return unreadable(r) ? fail_unreadable(r) : TRACE_ERR;
 }
 
 /* Reads the events of r's text.  A NUL byte anywhere fails the file,
@@ -1241,7 +1265,7 @@ static int nul_later(reader *r)
 static int read_buffer(reader *r)
 {
     int rc = read_events(r);
-    return rc != TRACE_OK && !r->nul ? nul_later(r) : rc;
+    return rc != TRACE_OK && !unreadable(r) ? unreadable_later(r) : rc;
 }
 
 static uint32_t add_file(trace *t, const char *name, uint32_t *cap)
@@ -1333,13 +1357,14 @@ static int more(reader *r)
     }
     if (r->nul)
         r->at_eof = 1;
-    return n && !r->nul;
+    return n && !unreadable(r);
 }
 
 /* Reads the file f as `name` a window at a time (ls->opts->window bytes
  * at first, or TRACE_WINDOW): the file is never all in memory, unless an
- * object is as large, or a bad one makes the loader read the rest of the
- * file to tell where the next object starts (read_rest()). */
+ * object is about as large, or a malformed object or stray text makes the
+ * loader read the rest of the file to tell where the next object starts
+ * (read_rest()). */
 static int load_stream(load_state *ls, const char *name, FILE *f)
 {
     size_t cap = ls->opts->window ? ls->opts->window : TRACE_WINDOW;
