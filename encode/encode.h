@@ -298,6 +298,11 @@ size_t hb_model_explain(const hb_model *m, uint32_t *events, size_t max,
 
 /* Φ alone: ANSWER_UNSAT means the trace is inconsistent. */
 hb_answer hb_solver_check_model(hb_solver *s);
+
+/* Gives each later query of s at most timeout_ms (0: leaves it as it
+ * is), as hb_solver_options.timeout_ms does at set-up.  -1 if Z3
+ * failed. */
+int hb_solver_set_timeout(hb_solver *s, unsigned timeout_ms);
 /* One incremental check (push / assert / check / pop).  Both checks answer
  * ANSWER_ERROR when any Z3 call fails, and then on every later call. */
 hb_answer hb_solver_check(hb_solver *s, const hb_query *q);

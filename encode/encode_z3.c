@@ -319,6 +319,25 @@ static int make_solver(hb_solver *s, solver_tuning tuning, unsigned timeout_ms)
     return rc;
 }
 
+int hb_solver_set_timeout(hb_solver *s, unsigned timeout_ms)
+{
+    if (!timeout_ms)
+        return 0;
+    Z3_params p = Z3_mk_params(s->ctx);
+    if (failed(s) || !p)
+        return -1;
+    Z3_params_inc_ref(s->ctx, p);
+    int rc = set_param(s, p, "timeout", 0, timeout_ms);
+    if (rc == 0) {
+        Z3_solver_set_params(s->ctx, s->solver, p);
+        rc = failed(s) ? -1 : 0;
+    }
+    Z3_params_dec_ref(s->ctx, p);
+    if (rc == 0)
+        s->timeout_ms = timeout_ms;
+    return rc;
+}
+
 /* The watcher's tick (every 20 ms while the solver lives): interrupts
  * Z3 once the stop flag is set.  An interrupt between two checks is lost,
  * so it is repeated.  Z3_interrupt is thread-safe, by Z3's API. */

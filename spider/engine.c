@@ -659,18 +659,21 @@ static void note_abandoned(const engine_run *run)
  * candidates in units per group that stop at their first hold; the rest
  * one by one, in the order of the prefix of Φ they need. */
 static int ask_solver(engine_run *run, hb_answer *qa, hb_answer *verdict,
-                      char *err, size_t err_len)
+                      hb_solver *premade, char *err, size_t err_len)
 {
     const analysis_options *o = run->o;
-    if (engine_stopped(run)) /* what is left stays undecided: sorting it
-                                for Z3 took seconds on Cyclon */
+    if (engine_stopped(run)) { /* what is left stays undecided: sorting it
+                                  for Z3 took seconds on Cyclon */
+        hb_solver_free(premade);
         return 0;
+    }
     int dedup = may_skip(o);
     uint32_t n, n_grouped = 0;
     uint32_t *order = pick_for_solver(run, verdict, dedup, &n);
     if (o->progress) /* the shortcuts decided the others */
         atomic_store(&o->progress->done, run->n - n);
     if (n == 0) { /* the shortcuts decided everything */
+        hb_solver_free(premade);
         free(order);
         return 0;
     }
@@ -703,7 +706,7 @@ static int ask_solver(engine_run *run, hb_answer *qa, hb_answer *verdict,
     unit_start[units] = n;
     solve_work w = {.run = run, .order = order, .unit_start = unit_start,
                     .n_units = units, .stop_at_sat = stop, .slices = slices,
-                    .may_leave = o->abandoned != NULL};
+                    .may_leave = o->abandoned != NULL, .premade = premade};
     int rc = solve_all(run->m, &w, qa, verdict, o->jobs, solver_options(run),
                        err, err_len);
     if (rc == 1) /* workers left in Z3 may read the slices: they stay */
@@ -724,6 +727,8 @@ typedef struct z3_model_task {
     const hb_model *m;
     hb_solver_options so;
     hb_answer answer;        /* consistency */
+    int keep;                /* keep a satisfiable Φ's solver in `solver` */
+    hb_solver *solver;
     char error[256];
     uint32_t events[8];      /* explanation */
     size_t n;
@@ -776,20 +781,29 @@ static void consistency_task(void *arg)
     }
     task->answer = hb_solver_check_model(s);
     snprintf(task->error, sizeof task->error, "%s", hb_solver_error(s));
-    hb_solver_free(s);
+    if (task->keep && task->answer == ANSWER_SAT)
+        task->solver = s;
+    else
+        hb_solver_free(s);
 }
 
 /* 1 when Φ is satisfiable (or stopped before Z3 said), 0 with a message
- * when it is not or Z3 fails. */
-static int model_consistent(const engine_run *run, char *err, size_t err_len)
+ * when it is not or Z3 fails.  With kept, a satisfiable Φ's solver is
+ * given there (else NULL) for the pool: a Z3 context costs more to set
+ * up than all the queries of a small trace. */
+static int model_consistent(const engine_run *run, hb_solver **kept,
+                            char *err, size_t err_len)
 {
     z3_model_task *task = xcalloc(1, sizeof *task);
-    *task = (z3_model_task){.m = run->m, .so = solver_options(run)};
+    *task = (z3_model_task){.m = run->m, .so = solver_options(run),
+                            .keep = kept != NULL};
     task->so.timeout_ms = 0; /* Φ alone: no query to give up on */
     if (engine_z3_call(consistency_task, task, leave_on(run))) {
         note_abandoned(run); /* the task stays: the call may still use it */
         return 1;            /* nothing more is asked: the run stopped */
     }
+    if (kept)
+        *kept = task->solver;
     hb_answer a = task->answer;
     if (a == ANSWER_ERROR)
         snprintf(err, err_len, "the Z3 solver failed: %s", task->error);
@@ -798,6 +812,12 @@ static int model_consistent(const engine_run *run, char *err, size_t err_len)
         explain_inconsistent(run, err, err_len);
     return a == ANSWER_SAT || a == ANSWER_UNKNOWN;
 }
+
+/* Up to this many events, the pool's first worker takes the consistency
+ * check's solver (Φ asserted whole) rather than set up a sliced one:
+ * the second Z3 context was a third of --solver=z3's time on small
+ * traces, where slicing saves nothing. */
+enum { REUSE_SOLVER_MAX_EVENTS = 5000 };
 
 /* Decides every candidate: shortcuts first (unless --solver=z3), then Z3. */
 static int decide(engine_run *run, hb_answer *verdict, char *err,
@@ -819,10 +839,15 @@ static int decide(engine_run *run, hb_answer *verdict, char *err,
         free(qa);
         return 0;
     }
+    hb_solver *kept = NULL; /* the consistency check's, for the pool */
+    int reuse = run->m->n_events <= REUSE_SOLVER_MAX_EVENTS;
     if (consistent == 0)
         explain_inconsistent(run, err, err_len);
-    else if (consistent == 1 || model_consistent(run, err, err_len))
-        rc = ask_solver(run, qa, verdict, err, err_len);
+    else if (consistent == 1 ||
+             model_consistent(run, reuse ? &kept : NULL, err, err_len))
+        rc = ask_solver(run, qa, verdict, kept, err, err_len);
+    else
+        hb_solver_free(kept);
     free(qa);
     return rc;
 }

@@ -361,6 +361,9 @@ typedef struct solve_work {
     const uint32_t *slices;          /* hb_model_slices(), or NULL */
     int may_leave;                   /* after a stop, workers may be left
                                         running (solve_all returns 1) */
+    hb_solver *premade;              /* a solver of m (Φ asserted whole) the
+                                        first worker takes, or NULL; solve_all
+                                        owns it */
 } solve_work;
 
 /* Decides the work with `jobs` worker threads, each with a solver made

@@ -166,6 +166,7 @@ typedef struct pool {
     z3_wait wait;
     char error[256];         /* the first failure, for the caller */
     hb_solver_options solver;
+    hb_solver *premade;      /* solve_work.premade until a worker takes it */
 } pool;
 
 /* Records the first failure (the wait's lock held). */
@@ -232,9 +233,13 @@ static void answer_unit(pool *p, hb_solver *s, uint32_t u)
 static void *worker(void *arg)
 {
     pool *p = arg;
-    hb_solver *s = p->slices ? hb_solver_new_sliced(p->model, p->slices,
-                                                    &p->solver)
-                             : hb_solver_new(p->model, &p->solver);
+    pthread_mutex_lock(&p->wait.lock);
+    hb_solver *s = p->premade;
+    p->premade = NULL;
+    pthread_mutex_unlock(&p->wait.lock);
+    if (!s)
+        s = p->slices ? hb_solver_new_sliced(p->model, p->slices, &p->solver)
+                      : hb_solver_new(p->model, &p->solver);
     z3_wait_claim(&p->wait);
     if (!s)
         fail(p, "a Z3 solver could not be set up");
@@ -283,8 +288,15 @@ int solve_all(const hb_model *m, const solve_work *w, hb_answer *query_answers,
               hb_answer *verdicts, unsigned jobs, hb_solver_options so,
               char *err, size_t err_len)
 {
-    if (w->n_units == 0)
+    hb_solver *premade = w->premade;
+    if (premade && hb_solver_set_timeout(premade, so.timeout_ms) != 0) {
+        hb_solver_free(premade); /* a worker makes its own */
+        premade = NULL;
+    }
+    if (w->n_units == 0) {
+        hb_solver_free(premade);
         return 0;
+    }
     if (jobs < 1)
         jobs = 1;
     uint32_t n = w->unit_start[w->n_units];
@@ -294,7 +306,7 @@ int solve_all(const hb_model *m, const solve_work *w, hb_answer *query_answers,
     pool *p = xcalloc(1, sizeof *p);
     *p = (pool){.model = m, .slices = w->slices, .work = w,
                 .query_answers = query_answers, .verdicts = verdicts,
-                .solver = so};
+                .solver = so, .premade = premade};
     z3_wait_init(&p->wait, 0);
     pthread_t *threads = xmalloc_array(jobs, sizeof *threads);
     unsigned started = start_workers(p, threads, 0, 1);
