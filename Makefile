@@ -126,7 +126,7 @@ NPROC := $(shell nproc 2>/dev/null || echo 1)
 
 check: deps
 	@$(MAKE) --no-print-directory -j$(NPROC) all $(TEST_BINS)
-	@./tests/run-all
+	@JOBS=$(NPROC) ./tests/run-all
 	@$(MAKE) --no-print-directory check-sanitized
 	@$(MAKE) --no-print-directory check-valgrind
 
@@ -136,7 +136,7 @@ check-sanitized: deps
 	@$(MAKE) --no-print-directory -j$(NPROC) OBJ=build-san CFLAGS="$(SAN_FLAGS)" \
 	    BIN_DIR=bin-san bin-san/spider bin-san/test_trace bin-san/test_prune
 	@echo "== the suite under AddressSanitizer and UndefinedBehaviorSanitizer =="
-	@SANITIZED=1 SPIDER=./bin-san/spider SEEDS=30 \
+	@SANITIZED=1 SPIDER=./bin-san/spider SEEDS=30 JOBS=$(NPROC) \
 	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	    LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \

@@ -14,6 +14,10 @@
 # bundled benchmarks/multivar examples.
 . tests/lib.sh
 command -v z3 >/dev/null || { echo "skip: the z3 command is missing (make deps installs it)"; exit 77; }
+# The reference's answers: computed afresh in the plain pass, reused by the
+# sanitized one for the same traces (only spider is under test there)
+export REFERENCE_CACHE=tests/tmp/reference-cache
+[ -z "${SANITIZED:-}" ] && rm -rf "$REFERENCE_CACHE"
 SEEDS=${SEEDS:-50}
 # under the sanitizers 10: the reference's own time does not shrink there
 # (make check's 10-minute budget), and t0050 runs 30 random traces more
