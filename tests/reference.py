@@ -1039,7 +1039,7 @@ def trace_bytes(path):
         full = os.path.join(path, name)
         if os.path.isfile(full):
             with open(full, "rb") as f:
-                out += [name.encode(), b"\0", f.read(), b"\0"]
+                out += [os.fsencode(name), b"\0", f.read(), b"\0"]
     return b"".join(out)
 
 
@@ -1056,9 +1056,12 @@ def cached_reference(path, o, handlers):
     with open(__file__, "rb") as f:
         h.update(f.read())
     h.update(repr((sorted(o.items()), handlers)).encode())
-    if o.get("correlated"):
-        h.update(trace_bytes(o["correlated"]))
-    h.update(trace_bytes(path))
+    try:
+        if o.get("correlated"):
+            h.update(trace_bytes(o["correlated"]))
+        h.update(trace_bytes(path))
+    except OSError:  # unreadable: the reference says so, uncached
+        return run_reference([path], o, handlers)
     key = os.path.join(cache, h.hexdigest())
     if os.path.exists(key):
         with open(key, "rb") as f:
