@@ -309,14 +309,13 @@ static int make_solver(hb_solver *s, solver_tuning tuning, unsigned timeout_ms)
     /* SIGINT is spider's to handle (it stops the workers and reports) */
     if (rc == 0)
         rc = set_param(s, p, "ctrl_c", 1, 0);
-    if (rc == 0 && timeout_ms)
-        rc = set_param(s, p, "timeout", 0, timeout_ms);
     if (rc == 0) {
         Z3_solver_set_params(c, solver, p);
         rc = failed(s) ? -1 : 0;
     }
     Z3_params_dec_ref(c, p);
-    return rc;
+    /* Z3 adds the later parameters to these */
+    return rc ? rc : hb_solver_set_timeout(s, timeout_ms);
 }
 
 int hb_solver_set_timeout(hb_solver *s, unsigned timeout_ms)

@@ -674,13 +674,14 @@ static void advance_window(const hb_order *o, const interval_scratch *s,
 
 /* Every pair of an access of run A with one of run B: for each a, the
  * window of B's items unordered with it.  Its upper end is found by
- * bisection (bisect) or by asking every item of B once beforehand. */
+ * bisection (bisect) or by asking every item of B once beforehand.
+ * own_r: R has clocks of its own (else R's window is U's). */
 static void pair_runs(engine_run *run, const hb_order *o, interval_scratch *s,
-                      const chain_run *A, const chain_run *B, int bisect)
+                      const chain_run *A, const chain_run *B, int bisect,
+                      int own_r)
 {
     const trace *t = engine_trace(run);
     int witness = hb_order_witness(o);
-    int own_r = witness && !hb_order_r_is_u(o); /* else R's window is U's */
     uint32_t nb = B->to - B->from;
     for (uint32_t j = 0; j < nb && !bisect; j++) {
         uint32_t b = s->item[B->from + j].ev;
@@ -738,9 +739,9 @@ static int count_variable(engine_run *run, const hb_order *o,
             uint64_t ab = cost_of(na, nb, 1, own_r);
             uint64_t ba = cost_of(nb, na, 1, own_r);
             if (ba < plain && ba < ab)
-                pair_runs(run, o, s, B, A, 1);
+                pair_runs(run, o, s, B, A, 1, own_r);
             else
-                pair_runs(run, o, s, A, B, ab < plain);
+                pair_runs(run, o, s, A, B, ab < plain, own_r);
         }
     return 1;
 }

@@ -846,8 +846,6 @@ static int decide(engine_run *run, hb_answer *verdict, char *err,
     else if (consistent == 1 ||
              model_consistent(run, reuse ? &kept : NULL, err, err_len))
         rc = ask_solver(run, qa, verdict, kept, err, err_len);
-    else
-        hb_solver_free(kept);
     free(qa);
     return rc;
 }

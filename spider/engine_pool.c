@@ -257,10 +257,10 @@ static unsigned start_workers(pool *p, pthread_t *threads, unsigned from,
                               unsigned to)
 {
     unsigned started = from;
+    pthread_mutex_lock(&p->wait.lock);
+    p->wait.running += to - from; /* before any of them can leave */
+    pthread_mutex_unlock(&p->wait.lock);
     for (unsigned i = from; i < to; i++) {
-        pthread_mutex_lock(&p->wait.lock);
-        p->wait.running++; /* before it can leave */
-        pthread_mutex_unlock(&p->wait.lock);
         if (pthread_create(&threads[started], NULL, worker, p) == 0)
             started++;
         else

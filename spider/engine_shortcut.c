@@ -1732,6 +1732,17 @@ uint32_t hb_order_pos(const hb_order *o, uint32_t e)
     return o->e.pos[o->e.dense[e]];
 }
 
+/* The last event of chain c reaching dense event dy in vc's graph, c
+ * being another chain than dy's: its clock's entry, or -1. */
+static int32_t last_in_clock(const engine *e, const clocks *vc, uint32_t dy,
+                             uint32_t c)
+{
+    uint32_t r = row_at(e, vc, dy);
+    if (r == EMPTY_ROW || r == NO_ROW)
+        return -1;
+    return vc->rows[(size_t)r * vc->k + e->chain_local[c]];
+}
+
 int32_t hb_order_last_reaching(const hb_order *o, int resolved, uint32_t y,
                                uint32_t c)
 {
@@ -1742,19 +1753,25 @@ int32_t hb_order_last_reaching(const hb_order *o, int resolved, uint32_t y,
            e->chain_batch[c] == o->focused && (!resolved || e->r.acyclic));
     if (e->chain[dy] == c) /* program order */
         return (int32_t)e->pos[dy];
-    uint32_t r = row_at(e, vc, dy);
-    if (r == EMPTY_ROW || r == NO_ROW)
-        return -1;
-    return vc->rows[(size_t)r * vc->k + e->chain_local[c]];
+    return last_in_clock(e, vc, dy, c);
 }
 
 void hb_order_last_reaching_both(const hb_order *o, uint32_t y, uint32_t c,
                                  int32_t *in_u, int32_t *in_r)
 {
-    *in_u = hb_order_last_reaching(o, 0, y, c);
-    *in_r = !o->e.r.acyclic ? -1
-          : o->e.r_is_u     ? *in_u
-                            : hb_order_last_reaching(o, 1, y, c);
+    const engine *e = &o->e;
+    uint32_t dy = e->dense[y]; /* looked up once for U and R */
+    assert(o->focused != UINT32_MAX && o->now->needed.is[dy] &&
+           e->chain_batch[c] == o->focused);
+    if (e->chain[dy] == c) { /* program order, in U and R alike */
+        *in_u = (int32_t)e->pos[dy];
+        *in_r = e->r.acyclic ? *in_u : -1;
+        return;
+    }
+    *in_u = last_in_clock(e, &o->now->u, dy, c);
+    *in_r = !e->r.acyclic ? -1
+          : e->r_is_u     ? *in_u
+                          : last_in_clock(e, &o->now->r, dy, c);
 }
 
 /* Warms the cache for one stage of hb_order_last_reaching(y) in clocks

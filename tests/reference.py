@@ -1043,6 +1043,10 @@ def trace_bytes(path):
     return b"".join(out)
 
 
+with open(__file__, "rb") as _script:  # cached_reference's keys start here
+    SCRIPT_HASH = hashlib.sha256(_script.read())
+
+
 def cached_reference(path, o, handlers):
     """run_reference([path], o, handlers), kept under REFERENCE_CACHE (a
     directory) by the hash of this script, the options and the trace's
@@ -1052,9 +1056,7 @@ def cached_reference(path, o, handlers):
     cache = os.environ.get("REFERENCE_CACHE")
     if not cache:
         return run_reference([path], o, handlers)
-    h = hashlib.sha256()
-    with open(__file__, "rb") as f:
-        h.update(f.read())
+    h = SCRIPT_HASH.copy()
     h.update(repr((sorted(o.items()), handlers)).encode())
     try:
         if o.get("correlated"):

@@ -139,8 +139,9 @@ typedef struct reader {
     /* After an error: where reading resumes under --lenient (NULL: at the
      * next object start after r->p, r->p being stray text). */
     const char *resume;
-    /* raw_member(): the members' text spans of the object at spans_of */
-    const char *spans_of, *spans_next;
+    /* raw_member(): the members' text spans of the object at obj_text
+     * (check_event() starts them afresh for each object) */
+    const char *spans_next;
     const char *spans[MEMBER_SPANS][2];
     size_t n_spans;
     int has_cr;             /* the buffer holds a CR: advance_to looks */
@@ -207,9 +208,7 @@ static int skip_ws(reader *r)
         while (q < end && isspace((unsigned char)*q))
             q++;
         advance_to(r, q);
-        if (q < r->end && (q < end || r->at_eof))
-            return unreadable(r);
-        if (r->at_eof)
+        if (q < end || r->at_eof)
             return unreadable(r);
         more(r); /* read on from r->p, and look again */
     }
@@ -345,11 +344,6 @@ static void raw_member(reader *r, const cJSON *obj, const cJSON *item,
     size_t i = 0;
     for (const cJSON *c = obj->child; c && c != item; c = c->next)
         i++;
-    if (r->spans_of != r->obj_text) { /* a new object: no span known */
-        r->spans_of = r->obj_text;
-        r->n_spans = 0;
-        r->spans_next = skip_blank(r->obj_text, r->end) + 1;
-    }
     const char *q = r->spans_next, *end = r->end;
     for (size_t k = r->n_spans; k <= i; k++) {
         q = skip_blank(string_end(r, skip_blank(q, end)), end) + 1;
@@ -827,6 +821,8 @@ static const char *check_event(reader *r, const cJSON *obj, const char *at,
         return why;
     }
     r->obj_text = at;
+    r->n_spans = 0; /* a new object: no member's span known yet */
+    r->spans_next = skip_blank(at, r->end) + 1;
     return convert_event(r, obj, &ef, e, why, why_len);
 }
 
@@ -1108,13 +1104,12 @@ static int unreadable(const reader *r)
     return r->nul || r->read_error;
 }
 
-/* The error of an unreadable file (r->p at or before its NUL byte). */
+/* The error of an unreadable file (r->p at or before its NUL byte); a
+ * read error is named by load_stream(). */
 static int fail_unreadable(reader *r)
 {
-    if (r->nul)
-        return fail_at(r, r->nul, "NUL byte: this is not a JSON text file");
-    snprintf(r->err, r->err_len, "%s: read error", r->name);
-    return TRACE_ERR;
+    return r->nul ? fail_at(r, r->nul, "NUL byte: this is not a JSON text file")
+                  : TRACE_ERR;
 }
 
 /* Reads on to the end of the file (a bad object is told from a cut-off
@@ -1145,23 +1140,22 @@ static int read_object(reader *r, int *stop)
         size_t parsed = parse_end ? (size_t)(parse_end - r->p) : 0;
         int read_on = more(r);
         parse_end = parse_end ? r->p + parsed : NULL;
-        if (!read_on) {
-            json_arena_enter(r->arena); /* left below */
+        if (!read_on)
             break;
+    }
+    if (!obj) {
+        if (unreadable(r)) /* anywhere: as if the file were read whole */
+            return fail_unreadable(r);
+        if (r->t->stats.interrupted) {
+            *stop = 1; /* cut short by the stop, not by the file */
+            return TRACE_OK;
         }
+        return bad_object(r, r->p, parse_end, stop);
     }
-    const char *obj_start = r->p;
-    /* a NUL byte anywhere fails the file, as if it had been read whole */
     int rc = unreadable(r) ? fail_unreadable(r)
-             : obj ? add_event(r, obj, obj_start, parse_end) : TRACE_OK;
+                           : add_event(r, obj, r->p, parse_end);
     json_arena_leave(r->arena);
-    if (!obj && !unreadable(r) && r->t->stats.interrupted) {
-        *stop = 1; /* cut short by the stop, not by the file */
-        return TRACE_OK;
-    }
-    if (!obj && !unreadable(r))
-        return bad_object(r, obj_start, parse_end, stop);
-    if (obj && rc == TRACE_OK)
+    if (rc == TRACE_OK)
         advance_to(r, parse_end);
     return rc;
 }
@@ -1331,15 +1325,9 @@ static int more(reader *r)
     size_t keep = (size_t)(r->end - r->p);
     r->start_at = offset_of(r, r->p);
     memmove(r->buf, r->p, keep);
-    while (keep > r->cap / 2) {
-        if (r->cap > SIZE_MAX / 2)
-            alloc_fail(SIZE_MAX, "a trace file");
-        r->cap *= 2;
-        r->buf = xrealloc(r->buf, r->cap);
-    }
+    ALLOC_GROW(r->buf, 2 * keep, r->cap); /* room for as much again */
     r->start = r->p = r->buf;
     r->end = r->buf + keep;
-    r->spans_of = NULL; /* raw_member()'s spans were in the old window */
     size_t n = fread(r->buf + keep, 1, r->cap - keep, r->in);
     r->end += n;
     if (r->opts->bytes_read) /* another thread shows it */
@@ -1368,10 +1356,9 @@ static int more(reader *r)
 static int load_stream(load_state *ls, const char *name, FILE *f)
 {
     size_t cap = ls->opts->window ? ls->opts->window : TRACE_WINDOW;
-    reader r = {.in = f, .cap = cap, .opts = ls->opts, .t = ls->t};
+    reader r = {.in = f, .cap = cap};
     r.buf = xmalloc(r.cap);
-    r.start = r.end = r.p = r.buf;
-    more(&r);
+    r.start = r.end = r.p = r.buf; /* read_events() reads the first window */
     int rc = load_text(ls, name, &r);
     free(r.buf);
     if (r.read_error) {
@@ -1764,7 +1751,7 @@ int trace_load(const char *const *paths, size_t n_paths,
     for (size_t i = 0; i < n_paths && rc == TRACE_OK; i++) {
         struct stat st;
         size_t run = regular_files_from(paths, i, n_paths);
-        if (run > 1) { /* read together, in parallel */
+        if (run) { /* read together, in parallel when several */
             rc = load_files(&ls, (char *const *)paths + i, run);
             i += run - 1;
         } else if (strcmp(paths[i], "-") == 0) {
