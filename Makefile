@@ -32,7 +32,7 @@ OBJ ?= build
 LIB_SRC = traces/alloc.c traces/clock.c traces/text.c traces/trace_load.c traces/json_arena.c traces/trace_intern.c traces/trace_derive.c \
           prune/prune.c \
           encode/encode.c encode/encode_z3.c encode/encode_smt2.c encode/encode_slice.c encode/encode_query.c \
-          spider/engine.c spider/engine_shortcut.c spider/engine_pool.c \
+          spider/engine.c spider/engine_shortcut.c spider/engine_schedule.c spider/engine_pool.c \
           spider/engine_witness.c spider/context.c \
           spider/analysis_data.c spider/analysis_message.c spider/analysis_handler.c \
           spider/analysis_atomicity.c \
@@ -78,7 +78,7 @@ $(OBJ)/%.d: ;
 # named, so that a missing one is not an intermediate file to ignore
 DEP_FILES = $(patsubst %.c,$(OBJ)/%.d,$(LIB_SRC) spider/main.c \
             benchmarks/cyclon_trace.c benchmarks/json_baseline.c \
-            tests/gen_trace.c tests/check_smt2.c tests/test_trace.c tests/test_prune.c)
+            tests/gen_trace.c tests/gen_trace_locks.c tests/check_smt2.c tests/test_trace.c tests/test_prune.c)
 $(DEP_FILES):
 
 -include $(shell find $(OBJ) -name '*.d' 2>/dev/null)
@@ -98,7 +98,7 @@ bin/json-baseline: $(OBJ)/benchmarks/json_baseline.o
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ $(CJSON_LIBS)
 
-bin/gen-trace: $(OBJ)/tests/gen_trace.o
+bin/gen-trace: $(OBJ)/tests/gen_trace.o $(OBJ)/tests/gen_trace_locks.o
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ -lm
 

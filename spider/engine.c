@@ -549,6 +549,76 @@ static int run_shortcuts(engine_run *run, hb_answer *qa, hb_answer *verdict)
     return consistent;
 }
 
+static int by_group(const void *x, const void *y, void *ctx);
+
+/* What the schedules of one run may cost in all: events played, a few
+ * seconds of work on a trace that needs them all. */
+enum { SCHEDULE_BUDGET_STEPS = 400000000 };
+
+/* Whether some run found by scheduling satisfies Φ ∧ q: a conjunction
+ * whole, a disjunction atom by atom. */
+static int schedule_satisfies(scheduler *s, const hb_query *q)
+{
+    if (!q->any)
+        return scheduler_run(s, q, NULL);
+    for (uint32_t k = 0; k < q->n_atoms; k++) {
+        hb_query one = *q;
+        one.n_atoms = 1;
+        one.any = 0;
+        one.atoms[0] = q->atoms[k];
+        if (scheduler_run(s, &one, NULL))
+            return 1;
+    }
+    return 0;
+}
+
+/* The candidates the shortcuts left, in the order Z3 would take them (by
+ * group, lowest rank first), each asked of the scheduler (engine_schedule.c)
+ * until it finds runs for all its queries: SAT, exactly, since a run found
+ * is a solution of Φ and the query.  A group that holds stops asking at
+ * a rank no lower, as for Z3.  Within SCHEDULE_BUDGET_STEPS; UNSAT is
+ * still Z3's to say. */
+static void run_schedules(engine_run *run, hb_answer *qa, hb_answer *verdict)
+{
+    uint32_t *order = xmalloc_array(run->n + 1, sizeof *order), n = 0;
+    for (uint32_t i = 0; i < run->n; i++)
+        if (verdict[i] == ANSWER_UNKNOWN)
+            order[n++] = i;
+    int dedup = may_skip(run->o);
+    if (dedup)
+        qsort_r(order, n, sizeof *order, by_group, run);
+    uint32_t *best = xmalloc_array(run->g->n + 1, sizeof *best);
+    for (uint32_t i = 0; i < run->g->n; i++)
+        best[i] = run->g->g[i].count && run->g->g[i].instance_holds
+                      ? run->g->g[i].inst_rank : UINT32_MAX;
+    for (size_t i = 0; i < run->n; i++)
+        if (verdict[i] == ANSWER_SAT && run->c[i].rank < best[run->c[i].group])
+            best[run->c[i].group] = run->c[i].rank;
+    scheduler *s = scheduler_new(run->t, run->m);
+    for (uint32_t i = 0; i < n && !engine_stopped(run) &&
+                         scheduler_steps(s) < SCHEDULE_BUDGET_STEPS; i++) {
+        uint32_t c = order[i];
+        const candidate *cd = &run->c[c];
+        if (dedup && cd->dedupable && best[cd->group] <= cd->rank)
+            continue;
+        for (unsigned k = 0; k < engine_n_queries(run, c); k++) {
+            size_t id = engine_query_id(run, c, k);
+            hb_query q = engine_query(run, c, k);
+            if (qa[id] == ANSWER_UNKNOWN && schedule_satisfies(s, &q))
+                qa[id] = ANSWER_SAT;
+        }
+        verdict[c] = verdict_of(run, c, qa);
+        if (verdict[c] == ANSWER_SAT) {
+            run->r->summary.by_shortcut_sat++;
+            if (cd->rank < best[cd->group])
+                best[cd->group] = cd->rank;
+        }
+    }
+    scheduler_free(s);
+    free(best);
+    free(order);
+}
+
 /* The prefix of Φ a candidate's queries need (encode_slice.c). */
 static uint32_t candidate_unit(const engine_run *run, const uint32_t *unit,
                                uint32_t c)
@@ -833,6 +903,8 @@ static int decide(engine_run *run, hb_answer *verdict, char *err,
     int stopped = engine_stopped(run); /* while generating: all undecided */
     if (!stopped && run->o->solver == SOLVER_AUTO)
         consistent = run_shortcuts(run, qa, verdict);
+    if (consistent == 1)
+        run_schedules(run, qa, verdict);
     hb_order_free(run->order); /* not held while Z3 runs */
     run->order = NULL;
     if (stopped) {

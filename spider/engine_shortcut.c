@@ -412,7 +412,28 @@ static int ids_keep_program_order(const trace *t, const lock_section *s,
  * order: R stays a witness of Φ when acyclic, and only some shortcut may
  * be lost.  The chain follows chain_order() where the ids run against
  * program order. */
-static void lock_group_edges(const engine *e, hb_edge_list *l)
+static int by_value(const void *x, const void *y, void *ctx)
+{
+    const uint32_t *value = ((const uint32_t *const *)ctx)[0];
+    const lock_section *s = ((const lock_section *const *)ctx)[1];
+    uint32_t a = value[s[*(const uint32_t *)x].acquire];
+    uint32_t b = value[s[*(const uint32_t *)y].acquire];
+    return a < b ? -1 : a > b;
+}
+
+/* The order of a group's sections s[0..n) in a run found by scheduling:
+ * by the step of their acquires (the run keeps program order). */
+static void value_order(const uint32_t *value, const lock_section *s,
+                        uint32_t n, uint32_t *order)
+{
+    for (uint32_t i = 0; i < n; i++)
+        order[i] = i;
+    const void *ctx[2] = {value, s};
+    qsort_r(order, n, sizeof *order, by_value, ctx);
+}
+
+static void lock_group_edges(const engine *e, hb_edge_list *l,
+                             const uint32_t *value)
 {
     const hb_model *m = e->m;
     const trace *t = e->t;
@@ -426,7 +447,9 @@ static void lock_group_edges(const engine *e, hb_edge_list *l)
         const hb_lock_group *gr = &m->lock_groups[g];
         const lock_section *s = m->lock_sections + gr->first;
         ALLOC_GROW(order, gr->n, cap);
-        if (ids_keep_program_order(t, s, gr->n, last_pos)) {
+        if (value) {
+            value_order(value, s, gr->n, order);
+        } else if (ids_keep_program_order(t, s, gr->n, last_pos)) {
             for (uint32_t i = 0; i < gr->n; i++)
                 order[i] = i;
         } else {
@@ -448,9 +471,9 @@ static void lock_group_edges(const engine *e, hb_edge_list *l)
     free(last_pos);
 }
 
-/* R's edges into l: U's, then one literal per clause.  0 when some clause
- * has no literal to choose (then R is no witness). */
-static int resolved_edges(const engine *e, hb_edge_list *l_out)
+/* U's edges into l, then one literal per clause that is not a lock's.  0
+ * when some clause has no literal to choose (then R is no witness). */
+static int choice_edges(const engine *e, hb_edge_list *l_out)
 {
     const hb_model *m = e->m;
     hb_edge_list l = *l_out;
@@ -481,9 +504,56 @@ static int resolved_edges(const engine *e, hb_edge_list *l_out)
             hb_edge_list_add(&l, m->lits[pick].a, m->lits[pick].b);
     }
     free(value);
-    lock_group_edges(e, &l);
     *l_out = l;
     return ok;
+}
+
+static void free_graph(graph *g);
+
+/* R's graph g was built from l (U, the choices, then the lock chains in
+ * observed order, from l->v[first]) and has a cycle: the observed order
+ * is no run of Φ (a section never released in the middle of its lock's
+ * order, say).  Where the scheduler (engine_schedule.c) finds a run, R
+ * becomes U, the literals that run took, and the lock chains in its
+ * order: a witness again, since the run orders every edge of it. */
+static int reschedule(engine *e, hb_edge_list *l, uint32_t first, graph *g)
+{
+    scheduler *s = scheduler_new(e->t, e->m);
+    uint32_t *value = xmalloc_array((size_t)e->t->n_events + 1, sizeof *value);
+    int found = 0;
+    if (scheduler_run(s, NULL, value)) {
+        free_graph(g);
+        memset(g, 0, sizeof *g);
+        l->n = first;
+        for (uint32_t i = 0; i < e->m->n_edges; i++)
+            hb_edge_list_add(l, e->m->edges[i].before, e->m->edges[i].after);
+        scheduler_choices(s, l);
+        lock_group_edges(e, l, value);
+        build_graph(e, g, l->v + first, l->n - first);
+        assert(g->acyclic);
+        found = 1;
+    }
+    free(value);
+    scheduler_free(s);
+    return found;
+}
+
+/* R's edges into l (after what it holds): U's, one literal per clause,
+ * and each lock group's sections as a chain in the observed order; with
+ * g, R's graph, rescheduled when the observed order is no run (a cycle, or
+ * a clause with no literal to choose).  Returns whether R is a witness
+ * (without g: whether every clause had a literal). */
+static int resolved_edges(engine *e, hb_edge_list *l, graph *g)
+{
+    uint32_t first = l->n;
+    int ok = choice_edges(e, l);
+    lock_group_edges(e, l, NULL);
+    if (!g || (ok && l->n - first == e->m->n_edges))
+        return ok;
+    build_graph(e, g, l->v + first, l->n - first);
+    if (ok && g->acyclic)
+        return 1;
+    return reschedule(e, l, first, g);
 }
 
 /* R (U plus one literal per clause): its edges and graph, acyclic 0 when
@@ -495,14 +565,11 @@ static int resolved_edges(const engine *e, hb_edge_list *l_out)
 static void build_resolved(engine *e)
 {
     hb_edge_list l = {0};
-    int ok = resolved_edges(e, &l);
-    if (ok && l.n == e->m->n_edges) {
+    int ok = resolved_edges(e, &l, &e->r);
+    if (ok && l.n == e->m->n_edges)
         e->r_is_u = 1;
-    } else {
-        build_graph(e, &e->r, l.v, l.n);
-        if (!ok)
-            e->r.acyclic = 0;
-    }
+    else if (!ok) /* no witness, whatever cycles its graph has */
+        e->r.acyclic = 0;
     free(l.v);
 }
 
@@ -1373,11 +1440,10 @@ int shortcut_resolved_edges(const trace *t, const hb_model *m,
     engine e;
     setup(&e, t, m);
     uint32_t first = out->n;
-    int ok = resolved_edges(&e, out);
-    if (ok) { /* the same test of a cycle as the shortcuts' */
+    int ok = resolved_edges(&e, out, &e.r);
+    if (ok && out->n - first == m->n_edges) /* R is U: no graph made */
         build_graph(&e, &e.r, out->v + first, out->n - first);
-        ok = e.r.acyclic;
-    }
+    ok = ok && e.r.acyclic; /* the same test of a cycle as the shortcuts' */
     teardown(&e);
     return ok;
 }

@@ -46,6 +46,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "gen_trace_locks.h"
+
 enum { MAX_NODES = 6, MAX_THREADS = 6, VARS = 3, LOCKS = 3, CONDS = 3,
        MAX_PAIRS = 1000, DEFAULT_PAIRS = 2,
        QUIET_COND = CONDS - 1, /* waited on, never notified */
@@ -982,7 +984,16 @@ static void usage(FILE *f)
           "                  --steps 12000 makes about 100,000 events)\n"
           "  --pairs P       correlated variable pairs (xK, yK) per node, 1 to\n"
           "                  1000 (default 2; knob --correlated)\n"
-          "  --plain         set every knob to 0 (later knobs still apply)\n\n"
+          "  --plain         set every knob to 0 (later knobs still apply)\n"
+          "  --shape=locks   the lock-heavy shape instead (tests/gen_trace_locks.c):\n"
+          "                  per node a main thread forks --threads T workers\n"
+          "                  (default 8) that take --locks L locks (default 8;\n"
+          "                  about 30% of events LOCK/UNLOCK, nested, cut by\n"
+          "                  an exception --cut-sections=P percent of the time\n"
+          "                  [1], open at the end), wait/notify, access --vars V\n"
+          "                  variables (default 8) and, with several nodes,\n"
+          "                  message each other; --events N in all (default\n"
+          "                  1000); --nodes defaults to 1.  Knobs do not apply.\n\n"
           "Knobs, each a percentage (0 turns the feature off; default in "
           "brackets):\n", f);
     for (int i = 0; i < N_FEATURES; i++) {
@@ -993,11 +1004,37 @@ static void usage(FILE *f)
     }
 }
 
+/* --shape=locks: checks its options, writes the trace and its coverage. */
+static int lock_shape(gen_locks_options *lo, uint64_t seed, int nodes,
+                      const char *dir, const char *merged)
+{
+    if (lo->threads < 1 || lo->locks < 1 || lo->vars < 1 || lo->events < 1 ||
+        lo->cut_percent < 0 || lo->cut_percent > 100 || nodes < 1) {
+        usage(stderr);
+        return 2;
+    }
+    lo->seed = seed;
+    lo->nodes = nodes;
+    lo->dir = dir;
+    lo->merged = merged;
+    long hits[GEN_LOCKS_HITS];
+    int rc = gen_locks(lo, hits);
+    fprintf(stderr, "coverage: nested-sections=%ld reentrant=%ld "
+            "cut-sections=%ld open-at-end=%ld waits=%ld messages=%ld\n",
+            hits[GEN_LOCKS_NESTED], hits[GEN_LOCKS_REENTRANT],
+            hits[GEN_LOCKS_CUT], hits[GEN_LOCKS_OPEN_AT_END],
+            hits[GEN_LOCKS_WAITS], hits[GEN_LOCKS_MESSAGES]);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     uint64_t seed = 1;
     int nodes = 3, steps = 60;
     const char *dir = NULL, *merged = NULL;
+    int locks_shape = 0, nodes_given = 0;
+    gen_locks_options lo = {.threads = 8, .locks = 8, .vars = 8,
+                            .events = 1000, .cut_percent = 1};
     static sim s;
     memcpy(s.knob, feature_default, sizeof s.knob);
     s.pairs = DEFAULT_PAIRS;
@@ -1040,7 +1077,19 @@ int main(int argc, char **argv)
         } else if (!strcmp(arg, "--seed"))
             seed = strtoull(val, NULL, 10);
         else if (!strcmp(arg, "--nodes"))
-            nodes = atoi(val);
+            nodes = atoi(val), nodes_given = 1;
+        else if (!strcmp(arg, "--shape") && !strcmp(val, "locks"))
+            locks_shape = 1;
+        else if (!strcmp(arg, "--threads"))
+            lo.threads = atoi(val);
+        else if (!strcmp(arg, "--locks"))
+            lo.locks = atoi(val);
+        else if (!strcmp(arg, "--vars"))
+            lo.vars = atoi(val);
+        else if (!strcmp(arg, "--events"))
+            lo.events = atol(val);
+        else if (!strcmp(arg, "--cut-sections"))
+            lo.cut_percent = atoi(val);
         else if (!strcmp(arg, "--steps"))
             steps = atoi(val);
         else if (!strcmp(arg, "--pairs"))
@@ -1060,6 +1109,8 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    if (locks_shape)
+        return lock_shape(&lo, seed, nodes_given ? nodes : 1, dir, merged);
     s.r.s = seed * 0x9E3779B97F4A7C15ULL + 1;
     s.layout_r.s = seed * 0xD1B54A32D192ED03ULL + 7;
     s.n_nodes = nodes;

@@ -1,0 +1,541 @@
+/*
+ * engine_schedule.c — runs of Φ found by scheduling the trace again
+ * (docs/model.md, "Runs found by scheduling").
+ *
+ * The observed order is a run of Φ only when the trace is perfect; a real
+ * trace cut mid-section (a LOCK never released in the middle of its lock's
+ * order) makes it break Φ, and many queries need critical sections in
+ * another order than the observed one.  A scheduler plays the events
+ * again, in Kahn's manner over U's edges, taking the lowest event id among
+ * the ready ones (so that it keeps the observed order where it can), and
+ * keeps every other constraint itself: an acquire waits while another
+ * thread holds the lock, a receive with several possible sends for the
+ * first of them, a WAIT for a NOTIFY of another thread that no other WAIT
+ * took (or a NOTIFYALL).  When every kept event is scheduled, the step
+ * numbers are a solution of Φ: U's edges hold (each event comes after its
+ * predecessors), every clause has a literal that holds, and no two
+ * sections of one lock overlap.  Greedy choices may dead-end where a run
+ * exists: the scheduler then says "not found", never "no run".
+ *
+ * For a query (a conjunction of atoms), the atoms are edges (a strict one
+ * for < and <=, which implies <=) and an `=` pair is scheduled in one
+ * step.  The scheduler first plays only what the query's events need (the
+ * events with a path to them), so that nothing else takes a lock they
+ * wait for, and a section that will still be held when the query's events
+ * have run is entered only once the other needed sections of its lock are
+ * done; then the rest of the trace.
+ */
+#include "engine.h"
+
+#include "../traces/alloc.h"
+
+#include <string.h>
+
+enum { NEEDED = 1, DONE = 2, ARRIVED = 4, QUERY = 8 };
+#define NO_EVENT UINT32_MAX
+
+struct scheduler {
+    const trace *t;
+    const hb_model *m;
+    uint32_t n;                 /* events of the trace */
+    uint32_t *out_start, *out;  /* successors, by event id */
+    uint32_t *in_start, *in;    /* predecessors */
+    int32_t *acquire_of;        /* event -> the lock section it enters, or -1 */
+    int32_t *release_of;        /* event -> the lock section it leaves, or -1 */
+    uint32_t *group_of;         /* lock section -> its lock group */
+    uint32_t *feeds_start, *feeds; /* send -> receives with several possible
+                                   sends (a clause) it may open */
+    uint8_t *gated;             /* such a receive */
+    int32_t *wait_of;           /* WAIT event -> index into t->waits, or -1 */
+    uint32_t *chosen;           /* receive or WAIT -> the send or NOTIFY the
+                                   last run took, or NO_EVENT */
+    uint8_t *used;              /* NOTIFY -> a WAIT took it */
+    uint32_t *parked_waits, n_parked_waits;
+    /* one run's state */
+    uint32_t *indeg;
+    uint8_t *flag;
+    uint64_t *heap;             /* ready events by key_of() */
+    uint32_t heap_n;
+    uint32_t *held;             /* thread -> sections it is inside */
+    uint32_t *delayed_from;     /* thread -> position from which it comes
+                                   last (key_of), or UINT32_MAX */
+    uint32_t *holder;           /* group -> thread + 1 holding it, or 0 */
+    uint32_t *pending;          /* group -> needed sections not yet left */
+    uint32_t *wait_head, *pin_head; /* group -> parked acquires */
+    uint32_t *next_parked;      /* event -> next parked on the same list */
+    uint32_t *deferred, n_deferred;
+    uint32_t *stack;
+    uint64_t steps;
+};
+
+/* ---- the graph ------------------------------------------------------------- */
+
+static void build_adjacency(scheduler *s, const hb_edge *edges, uint32_t n_edges)
+{
+    uint32_t n = s->n;
+    s->out_start = xcalloc((size_t)n + 2, sizeof(uint32_t));
+    s->in_start = xcalloc((size_t)n + 2, sizeof(uint32_t));
+    for (uint32_t i = 0; i < n_edges; i++) {
+        s->out_start[edges[i].before + 2]++;
+        s->in_start[edges[i].after + 2]++;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        s->out_start[i + 2] += s->out_start[i + 1];
+        s->in_start[i + 2] += s->in_start[i + 1];
+    }
+    s->out = xmalloc_array((size_t)n_edges + 1, sizeof(uint32_t));
+    s->in = xmalloc_array((size_t)n_edges + 1, sizeof(uint32_t));
+    for (uint32_t i = 0; i < n_edges; i++) {
+        s->out[s->out_start[edges[i].before + 1]++] = edges[i].after;
+        s->in[s->in_start[edges[i].after + 1]++] = edges[i].before;
+    }
+}
+
+static void index_sections(scheduler *s)
+{
+    const hb_model *m = s->m;
+    s->acquire_of = xmalloc_array((size_t)s->n + 1, sizeof(int32_t));
+    s->release_of = xmalloc_array((size_t)s->n + 1, sizeof(int32_t));
+    memset(s->acquire_of, 0xff, sizeof(int32_t) * s->n);
+    memset(s->release_of, 0xff, sizeof(int32_t) * s->n);
+    s->group_of = xmalloc_array((size_t)m->n_lock_sections + 1, sizeof(uint32_t));
+    for (uint32_t g = 0; g < m->n_lock_groups; g++)
+        for (uint32_t k = 0; k < m->lock_groups[g].n; k++) {
+            uint32_t i = m->lock_groups[g].first + k;
+            const lock_section *x = &m->lock_sections[i];
+            s->group_of[i] = g;
+            s->acquire_of[x->acquire] = (int32_t)i;
+            s->release_of[x->release] = (int32_t)i;
+        }
+}
+
+/* The clauses that are not a lock's, which the scheduler keeps itself
+ * (one literal of a clause fixed in advance, as R takes them, dead-ends
+ * a run whose lock order differs from the observed one): a receive with
+ * several possible sends waits for the first of them played; a WAIT for a
+ * NOTIFY of another thread that no WAIT took (or a NOTIFYALL). */
+static int message_clause(const hb_model *m, uint32_t c)
+{
+    return m->clause_origin[c] == ORIGIN_MESSAGES;
+}
+
+static void index_alternatives(scheduler *s)
+{
+    const hb_model *m = s->m;
+    const trace *t = s->t;
+    s->feeds_start = xcalloc((size_t)s->n + 2, sizeof(uint32_t));
+    s->gated = xcalloc((size_t)s->n + 1, 1);
+    uint32_t n_lits = 0;
+    for (uint32_t c = 0; c < m->n_clauses; c++)
+        for (uint32_t k = 0; message_clause(m, c) && k < m->clauses[c].n; k++) {
+            const hb_lit *l = &m->lits[m->clauses[c].first + k];
+            s->feeds_start[l->a + 2]++;
+            s->gated[l->b] = 1;
+            n_lits++;
+        }
+    for (uint32_t i = 0; i < s->n; i++)
+        s->feeds_start[i + 2] += s->feeds_start[i + 1];
+    s->feeds = xmalloc_array((size_t)n_lits + 1, sizeof(uint32_t));
+    for (uint32_t c = 0; c < m->n_clauses; c++)
+        for (uint32_t k = 0; message_clause(m, c) && k < m->clauses[c].n; k++) {
+            const hb_lit *l = &m->lits[m->clauses[c].first + k];
+            s->feeds[s->feeds_start[l->a + 1]++] = l->b;
+        }
+    s->wait_of = xmalloc_array((size_t)s->n + 1, sizeof(int32_t));
+    memset(s->wait_of, 0xff, sizeof(int32_t) * s->n);
+    for (uint32_t w = 0; w < t->n_waits; w++)
+        if (m->kept[t->waits[w].wait] && t->waits[w].n_notifies)
+            s->wait_of[t->waits[w].wait] = (int32_t)w;
+    s->chosen = xmalloc_array((size_t)s->n + 1, sizeof(uint32_t));
+    s->used = xmalloc((size_t)s->n + 1);
+    s->parked_waits = xmalloc_array((size_t)t->n_waits + 1, sizeof(uint32_t));
+}
+
+/* For each thread with a LOCK never released: the first position of the
+ * outermost section around it (the thread holds that lock while it waits
+ * for every other section of the unreleased one). */
+static void find_delayed(scheduler *s)
+{
+    const trace *t = s->t;
+    s->delayed_from = xmalloc_array((size_t)t->n_threads + 1, sizeof(uint32_t));
+    memset(s->delayed_from, 0xff, sizeof(uint32_t) * t->n_threads);
+    for (uint32_t i = 0; i < t->n_sections; i++) {
+        const lock_section *open = &t->sections[i];
+        if (open->release != NONE || !s->m->kept[open->acquire])
+            continue;
+        uint32_t at = t->events[open->acquire].pos, from = at;
+        for (uint32_t k = 0; k < t->n_sections; k++) {
+            const lock_section *x = &t->sections[k];
+            uint32_t x_at = t->events[x->acquire].pos;
+            if (x->thread == open->thread && x_at < from &&
+                (x->release == NONE || t->events[x->release].pos > at))
+                from = x_at;
+        }
+        if (from < s->delayed_from[open->thread])
+            s->delayed_from[open->thread] = from;
+    }
+}
+
+scheduler *scheduler_new(const trace *t, const hb_model *m)
+{
+    scheduler *s = xcalloc(1, sizeof *s);
+    s->t = t;
+    s->m = m;
+    s->n = t->n_events;
+    build_adjacency(s, m->edges, m->n_edges);
+    index_sections(s);
+    index_alternatives(s);
+    find_delayed(s);
+    size_t n = (size_t)s->n + 1, groups = (size_t)m->n_lock_groups + 1;
+    s->indeg = xmalloc_array(n, sizeof(uint32_t));
+    s->flag = xmalloc(n);
+    s->heap = xmalloc_array(n, sizeof(uint64_t));
+    s->held = xmalloc_array((size_t)t->n_threads + 1, sizeof(uint32_t));
+    s->holder = xmalloc_array(groups, sizeof(uint32_t));
+    s->pending = xmalloc_array(groups, sizeof(uint32_t));
+    s->wait_head = xmalloc_array(groups, sizeof(uint32_t));
+    s->pin_head = xmalloc_array(groups, sizeof(uint32_t));
+    s->next_parked = xmalloc_array(n, sizeof(uint32_t));
+    s->deferred = xmalloc_array(n, sizeof(uint32_t));
+    s->stack = xmalloc_array(n, sizeof(uint32_t));
+    return s;
+}
+
+void scheduler_free(scheduler *s)
+{
+    if (!s)
+        return;
+    free(s->out_start); free(s->out); free(s->in_start); free(s->in);
+    free(s->acquire_of); free(s->release_of); free(s->group_of);
+    free(s->indeg); free(s->flag); free(s->heap); free(s->held); free(s->delayed_from);
+    free(s->feeds_start); free(s->feeds); free(s->gated); free(s->wait_of);
+    free(s->chosen); free(s->used); free(s->parked_waits); free(s->holder);
+    free(s->pending); free(s->wait_head); free(s->pin_head);
+    free(s->next_parked); free(s->deferred); free(s->stack);
+    free(s);
+}
+
+uint64_t scheduler_steps(const scheduler *s)
+{
+    return s->steps;
+}
+
+/* ---- the ready events: a heap ------------------------------------------------ */
+
+/* Events of a thread inside a section come first, lowest event id first
+ * within each rank: a thread that holds a lock runs until it lets go, so
+ * that a greedy order does not leave two threads each waiting for the
+ * other's lock where running one of them on would not.  Last come the
+ * events of a thread from the sections around a LOCK it never releases:
+ * every other section of that lock must end before that LOCK, so the
+ * thread must not take, early, a lock that those sections need. */
+static uint64_t key_of(const scheduler *s, uint32_t e)
+{
+    const event *ev = &s->t->events[e];
+    uint64_t rank = ev->pos >= s->delayed_from[ev->thread] ? 2
+                    : s->held[ev->thread] ? 0 : 1;
+    return rank << 32 | e;
+}
+
+static void heap_push(scheduler *s, uint32_t e)
+{
+    uint64_t k = key_of(s, e);
+    uint32_t i = s->heap_n++;
+    while (i > 0 && s->heap[(i - 1) / 2] > k) {
+        s->heap[i] = s->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    s->heap[i] = k;
+}
+
+static uint32_t heap_pop(scheduler *s)
+{
+    uint64_t top = s->heap[0], last = s->heap[--s->heap_n];
+    uint32_t i = 0;
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= s->heap_n)
+            break;
+        if (c + 1 < s->heap_n && s->heap[c + 1] < s->heap[c])
+            c++;
+        if (s->heap[c] >= last)
+            break;
+        s->heap[i] = s->heap[c];
+        i = c;
+    }
+    if (s->heap_n)
+        s->heap[i] = last;
+    return (uint32_t)top;
+}
+
+/* ---- one run ------------------------------------------------------------------ */
+
+typedef struct run_state {
+    const hb_query *q;
+    int focused;                /* playing only what the query needs */
+    uint32_t q_left;            /* query events not yet scheduled */
+    uint32_t step, done;
+    uint32_t *value;            /* or NULL */
+} run_state;
+
+/* The event `=` pairs with e in the query, or NO_EVENT. */
+static uint32_t partner(const hb_query *q, uint32_t e)
+{
+    for (uint32_t k = 0; q && k < q->n_atoms; k++) {
+        const hb_atom *a = &q->atoms[k];
+        if (a->kind != ATOM_EQUAL)
+            continue;
+        if (q->ev[a->i] == e)
+            return q->ev[a->j];
+        if (q->ev[a->j] == e)
+            return q->ev[a->i];
+    }
+    return NO_EVENT;
+}
+
+static void make_ready(scheduler *s, run_state *r, uint32_t e)
+{
+    if (r->focused && !(s->flag[e] & NEEDED))
+        s->deferred[s->n_deferred++] = e;
+    else
+        heap_push(s, e);
+}
+
+static void unpark(scheduler *s, uint32_t *head)
+{
+    for (uint32_t e = *head; e != NO_EVENT; e = s->next_parked[e])
+        heap_push(s, e);
+    *head = NO_EVENT;
+}
+
+static void park(scheduler *s, uint32_t *head, uint32_t e)
+{
+    s->next_parked[e] = *head;
+    *head = e;
+}
+
+static void lower(scheduler *s, run_state *r, uint32_t e)
+{
+    if (--s->indeg[e] == 0)
+        make_ready(s, r, e);
+}
+
+/* Schedules e at the current step (its lock effects, its successors). */
+static void play(scheduler *s, run_state *r, uint32_t e)
+{
+    s->flag[e] |= DONE;
+    if (r->value)
+        r->value[e] = r->step;
+    r->done++;
+    s->steps++;
+    uint32_t thread = s->t->events[e].thread;
+    int32_t sec = s->acquire_of[e];
+    if (sec >= 0) {
+        s->holder[s->group_of[sec]] = thread + 1;
+        s->held[thread]++;
+    }
+    sec = s->release_of[e];
+    if (sec >= 0) {
+        uint32_t g = s->group_of[sec];
+        s->holder[g] = 0;
+        s->held[thread]--;
+        unpark(s, &s->wait_head[g]);
+        if (r->focused && (s->flag[s->m->lock_sections[sec].acquire] & NEEDED) &&
+            (s->flag[e] & NEEDED) && --s->pending[g] == 0)
+            unpark(s, &s->pin_head[g]);
+    }
+    for (uint32_t k = s->out_start[e]; k < s->out_start[e + 1]; k++)
+        lower(s, r, s->out[k]);
+    for (uint32_t k = s->feeds_start[e]; k < s->feeds_start[e + 1]; k++)
+        if (s->chosen[s->feeds[k]] == NO_EVENT) { /* its first send */
+            s->chosen[s->feeds[k]] = e;
+            lower(s, r, s->feeds[k]);
+        }
+    uint8_t kind = s->t->events[e].kind;
+    if (kind == EV_NOTIFY || kind == EV_NOTIFYALL) { /* a WAIT may go on */
+        for (uint32_t k = 0; k < s->n_parked_waits; k++)
+            heap_push(s, s->parked_waits[k]);
+        s->n_parked_waits = 0;
+    }
+    const hb_query *q = r->q;
+    for (uint32_t k = 0; q && k < q->n_atoms; k++)
+        if (q->atoms[k].kind != ATOM_EQUAL && q->ev[q->atoms[k].i] == e)
+            lower(s, r, q->ev[q->atoms[k].j]);
+    if (s->flag[e] & QUERY)
+        r->q_left--;
+}
+
+/* Whether acquire e may enter its section now; parks it if not. */
+/* Whether WAIT e has a NOTIFY to follow (played, of another thread, not
+ * taken by another WAIT, or a NOTIFYALL): takes it; else parks e until
+ * the next NOTIFY is played. */
+static int may_wake(scheduler *s, uint32_t e)
+{
+    const wait_info *w = &s->t->waits[s->wait_of[e]];
+    for (uint32_t k = 0; k < w->n_notifies; k++) {
+        uint32_t n = w->notifies[k];
+        int all = s->t->events[n].kind == EV_NOTIFYALL;
+        int played = !s->m->kept[n] || (s->flag[n] & DONE);
+        if (played && (all || !s->used[n])) {
+            s->used[n] = !all;
+            s->chosen[e] = n;
+            return 1;
+        }
+    }
+    s->parked_waits[s->n_parked_waits++] = e;
+    return 0;
+}
+
+static int may_enter(scheduler *s, const run_state *r, uint32_t e)
+{
+    if (s->wait_of[e] >= 0 && s->chosen[e] == NO_EVENT && !may_wake(s, e))
+        return 0;
+    int32_t sec = s->acquire_of[e];
+    if (sec < 0)
+        return 1;
+    uint32_t g = s->group_of[sec];
+    if (s->holder[g] && s->holder[g] != s->t->events[e].thread + 1) {
+        park(s, &s->wait_head[g], e);
+        return 0;
+    }
+    /* a section the query's events will run inside: entered last */
+    uint32_t rel = (uint32_t)s->m->lock_sections[sec].release;
+    if (r->focused && !(s->flag[rel] & NEEDED) && s->pending[g]) {
+        park(s, &s->pin_head[g], e);
+        return 0;
+    }
+    return 1;
+}
+
+/* The query's events and what has a path to them: NEEDED. */
+static void mark_needed(scheduler *s, const hb_query *q)
+{
+    uint32_t top = 0;
+    for (uint32_t i = 0; i < q->n_events; i++)
+        if (!(s->flag[q->ev[i]] & NEEDED)) {
+            s->flag[q->ev[i]] |= NEEDED | QUERY;
+            s->stack[top++] = q->ev[i];
+        }
+    while (top) {
+        uint32_t e = s->stack[--top];
+        for (uint32_t k = s->in_start[e]; k < s->in_start[e + 1]; k++) {
+            uint32_t p = s->in[k];
+            if (!(s->flag[p] & NEEDED)) {
+                s->flag[p] |= NEEDED;
+                s->stack[top++] = p;
+            }
+        }
+        for (uint32_t k = 0; k < q->n_atoms; k++) /* atoms are edges */
+            if (q->atoms[k].kind != ATOM_EQUAL && q->ev[q->atoms[k].j] == e &&
+                !(s->flag[q->ev[q->atoms[k].i]] & NEEDED)) {
+                s->flag[q->ev[q->atoms[k].i]] |= NEEDED;
+                s->stack[top++] = q->ev[q->atoms[k].i];
+            }
+    }
+}
+
+/* Whether the scheduler can take query q: a conjunction over kept events,
+ * whose `=` pairs are disjoint and enter no section. */
+static int supported(const scheduler *s, const hb_query *q)
+{
+    if (!q)
+        return 1;
+    if (q->any && q->n_atoms > 1)
+        return 0;
+    uint32_t paired = 0;
+    for (uint32_t i = 0; i < q->n_events; i++) {
+        if (!s->m->kept[q->ev[i]])
+            return 0;
+        for (uint32_t k = 0; k < q->n_atoms; k++)
+            if (q->atoms[k].kind == ATOM_EQUAL &&
+                (q->atoms[k].i == i || q->atoms[k].j == i)) {
+                if (paired & 1u << i || s->acquire_of[q->ev[i]] >= 0)
+                    return 0;
+                paired |= 1u << i;
+            }
+    }
+    return 1;
+}
+
+static void reset(scheduler *s, run_state *r)
+{
+    const hb_model *m = s->m;
+    for (uint32_t e = 0; e < s->n; e++)
+        s->indeg[e] = s->in_start[e + 1] - s->in_start[e];
+    memset(s->flag, 0, s->n);
+    memset(s->used, 0, s->n);
+    memset(s->chosen, 0xff, sizeof(uint32_t) * s->n);
+    s->n_parked_waits = 0;
+    for (uint32_t e = 0; e < s->n; e++)
+        s->indeg[e] += s->gated[e]; /* until one of its sends is played */
+    memset(s->held, 0, sizeof(uint32_t) * s->t->n_threads);
+    for (uint32_t g = 0; g < m->n_lock_groups; g++) {
+        s->holder[g] = 0;
+        s->pending[g] = 0;
+        s->wait_head[g] = s->pin_head[g] = NO_EVENT;
+    }
+    s->heap_n = s->n_deferred = 0;
+    const hb_query *q = r->q;
+    for (uint32_t k = 0; q && k < q->n_atoms; k++)
+        if (q->atoms[k].kind != ATOM_EQUAL)
+            s->indeg[q->ev[q->atoms[k].j]]++;
+    if (!q)
+        return;
+    mark_needed(s, q);
+    r->focused = 1;
+    r->q_left = q->n_events;
+    for (uint32_t i = 0; i < m->n_lock_sections; i++) {
+        const lock_section *x = &m->lock_sections[i];
+        if (s->flag[x->acquire] & NEEDED && s->flag[x->release] & NEEDED)
+            s->pending[s->group_of[i]]++;
+    }
+}
+
+/* The query's events are all played: the rest of the trace, unfocused. */
+static void unfocus(scheduler *s, run_state *r)
+{
+    r->focused = 0;
+    for (uint32_t i = 0; i < s->n_deferred; i++)
+        heap_push(s, s->deferred[i]);
+    s->n_deferred = 0;
+    for (uint32_t g = 0; g < s->m->n_lock_groups; g++)
+        unpark(s, &s->pin_head[g]);
+}
+
+int scheduler_run(scheduler *s, const hb_query *q, uint32_t *value)
+{
+    if (!supported(s, q))
+        return 0;
+    run_state r = {.q = q, .value = value};
+    reset(s, &r);
+    for (uint32_t e = 0; e < s->n; e++)
+        if (s->m->kept[e] && s->indeg[e] == 0)
+            make_ready(s, &r, e);
+    for (;;) {
+        if (r.focused && r.q_left == 0)
+            unfocus(s, &r);
+        if (s->heap_n == 0)
+            break;
+        uint32_t e = heap_pop(s);
+        if (!may_enter(s, &r, e))
+            continue;
+        uint32_t other = partner(q, e);
+        if (other != NO_EVENT) {
+            if (!(s->flag[other] & ARRIVED)) { /* played with its partner */
+                s->flag[e] |= ARRIVED;
+                continue;
+            }
+            play(s, &r, other);
+        }
+        play(s, &r, e);
+        r.step++;
+    }
+    return r.done == s->m->n_kept;
+}
+
+void scheduler_choices(const scheduler *s, hb_edge_list *out)
+{
+    for (uint32_t e = 0; e < s->n; e++)
+        if (s->chosen[e] != NO_EVENT && s->m->kept[s->chosen[e]])
+            hb_edge_list_add(out, s->chosen[e], e);
+}
