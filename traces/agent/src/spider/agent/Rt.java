@@ -62,6 +62,7 @@ public final class Rt {
         final HashMap<String, String> seenVolatile = new HashMap<>();
         final StringBuilder sb = new StringBuilder(256);
         Wrap lastWrap;
+        String lastPeek;
         // datagram send/receive in progress
         long udpCrc; int udpLen; int udpPos; SocketAddress udpTarget;
     }
@@ -195,7 +196,7 @@ public final class Rt {
         s.busy = true;
         try {
             String id = newMsg();
-            String[] m = {id, s.thread, "v:" + key, s.tid};
+            String[] m = {id, SYNC, SYNC, s.tid};
             lastVolatile.put(key, m);
             s.seenVolatile.put(key, id);
             send(s, loc, m[1], m[2], id, true);
@@ -216,6 +217,13 @@ public final class Rt {
     }
 
     // ---------------------------------------------------------------- messages
+
+    /**
+     * The channel of the messages that only order (volatile, futures,
+     * latches): one per node, so that spider never reports two of them as
+     * a message race (TCP keeps a channel's order).
+     */
+    static final String SYNC = "sync";
 
     /** SND of an in-process hand-off: TCP on the channel (src, obj). */
     private static void send(TState s, String loc, String src, String obj, String id, boolean tcp) {
@@ -583,6 +591,32 @@ public final class Rt {
         } finally { s.busy = false; }
     }
 
+    /** After getFirst/peek/element...: RCV of e's message, which stays in flight. */
+    public static void qpeek(Object e, String loc) {
+        if (e == null) return;
+        TState s = st();
+        if (s == null) return;
+        String[] m;
+        synchronized (inflight) {
+            ArrayDeque<String[]> d = inflight.get(e);
+            if (d == null) return;
+            m = d.peekFirst();
+        }
+        if (m == null || m[0].equals(s.lastPeek)) return;
+        s.busy = true;
+        try {
+            s.lastPeek = m[0];
+            realRecvStart(s);
+            out.line(recvLine(s, loc, m[1], m[2], m[0], m[3].equals("T")));
+        } finally { s.busy = false; }
+    }
+
+    /** remove(e) / removeFirstOccurrence(e) that removed e: as a take of e. */
+    public static boolean qremoved(boolean removed, Object e, String loc) {
+        if (removed) qrcv(e, loc);
+        return removed;
+    }
+
     public static boolean qofferT(BlockingQueue<Object> q, Object e, long t, TimeUnit u, String loc) throws InterruptedException {
         qsnd(q, e, loc);
         return q.offer(e, t, u);
@@ -634,7 +668,7 @@ public final class Rt {
             s.busy = true;
             try {
                 doneSrc = s.thread;
-                send(s, loc, s.thread, "f:" + id, done, true);
+                send(s, loc, SYNC, SYNC, done, true);
             } finally { s.busy = false; }
         }
 
@@ -743,7 +777,7 @@ public final class Rt {
         s.busy = true;
         try {
             String id = newMsg();
-            String[] m = {id, s.thread, "f:" + objName(f)};
+            String[] m = {id, SYNC, SYNC};
             futures.put(f, m);
             send(s, loc, m[1], m[2], id, true);
         } finally { s.busy = false; }
@@ -758,7 +792,7 @@ public final class Rt {
         if (b instanceof Wrap) {
             Wrap w = (Wrap) b;
             if (w.doneSrc == null) return;
-            id = w.done; src = w.doneSrc; chan = "f:" + w.id;
+            id = w.done; src = SYNC; chan = SYNC;
         } else if (b instanceof String[]) {
             String[] m = (String[]) b;
             id = m[0]; src = m[1]; chan = m[2];
@@ -785,7 +819,7 @@ public final class Rt {
         s.busy = true;
         try {
             String id = newMsg();
-            String[] m = {id, s.thread, "l:" + objName(l)};
+            String[] m = {id, SYNC, SYNC};
             synchronized (latches) {
                 latches.computeIfAbsent(l, k -> new ArrayList<>()).add(m);
             }

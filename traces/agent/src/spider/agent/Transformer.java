@@ -178,6 +178,7 @@ final class Transformer implements ClassFileTransformer {
         final int firstLine;
         int line;
         boolean entered;       // constructors: after super(...) / this(...)
+        final boolean clinit;
         Label tryStart;
 
         Method(MethodVisitor mv, int acc, String name, String desc, ClassLoader loader,
@@ -194,6 +195,10 @@ final class Transformer implements ClassFileTransformer {
             this.firstLine = firstLine;
             this.line = firstLine;
             this.frames = frames;
+            // class initialisation happens before every use of the class
+            // in other threads (JLS 12.4.2): <clinit>'s field accesses are
+            // not traced (its calls are: a lock's newCondition(), ...)
+            this.clinit = name.equals("<clinit>");
             this.entered = !ctor;
         }
 
@@ -295,7 +300,7 @@ final class Transformer implements ClassFileTransformer {
 
         @Override
         public void visitFieldInsn(int op, String fowner, String fname, String fdesc) {
-            if (!entered || fowner.startsWith("spider/agent/")) {
+            if (!entered || clinit || fowner.startsWith("spider/agent/")) {
                 super.visitFieldInsn(op, fowner, fname, fdesc);
                 return;
             }
@@ -444,7 +449,7 @@ final class Transformer implements ClassFileTransformer {
                         rt("qsnd", "(Ljava/lang/Object;Ljava/lang/Object;Ljava/lang/String;)V");
                         call(op, o, n, d, itf);
                         return true;
-                    default: return false;
+                    default: break;
                     }
                 }
                 if (d.equals("()Ljava/lang/Object;") || d.equals("(JLjava/util/concurrent/TimeUnit;)Ljava/lang/Object;")) {
@@ -456,8 +461,29 @@ final class Transformer implements ClassFileTransformer {
                         super.visitLdcInsn(loc());
                         rt("qrcv", "(Ljava/lang/Object;Ljava/lang/String;)V");
                         return true;
-                    default: return false;
+                    default: break;
                     }
+                }
+                if (d.equals("()Ljava/lang/Object;")) {
+                    switch (n) {
+                    case "peek": case "peekFirst": case "peekLast": case "element": case "getFirst": case "getLast":
+                        call(op, o, n, d, itf);
+                        super.visitInsn(DUP);
+                        super.visitLdcInsn(loc());
+                        rt("qpeek", "(Ljava/lang/Object;Ljava/lang/String;)V");
+                        return true;
+                    default: break;
+                    }
+                }
+                if (d.equals("(Ljava/lang/Object;)Z")
+                    && (n.equals("remove") || n.equals("removeFirstOccurrence"))) {
+                    // [q, e] -> [e, q, e] -> call -> [e, z] -> [z, e, z] -> [z, e] -> qremoved(z, e)
+                    super.visitInsn(DUP_X1);
+                    call(op, o, n, d, itf);
+                    super.visitInsn(SWAP);
+                    super.visitLdcInsn(loc());
+                    rt("qremoved", "(ZLjava/lang/Object;Ljava/lang/String;)Z");
+                    return true;
                 }
                 if (isA(o, java.util.concurrent.BlockingQueue.class)) {
                     String Q = "Ljava/util/concurrent/BlockingQueue;";
