@@ -12,6 +12,8 @@
 #                   UndefinedBehaviorSanitizer, and valgrind on a few traces
 #   make bench      benchmarks/run (writes nothing; see benchmarks/RESULTS.md)
 #   make fuzz       libFuzzer on the loader for FUZZ_SECONDS (default 600)
+#   make agent      bin/spider-agent.jar, the Java agent (traces/agent/; needs
+#                   javac and Debian's libasm-java: make deps installs them)
 CC ?= cc
 CFLAGS ?= -O2 -g
 override CFLAGS += -std=gnu11 -Wall -Wextra -pthread -D_GNU_SOURCE
@@ -53,7 +55,7 @@ SAN_FLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 FUZZ_SECONDS ?= 600
 
 .PHONY: all deps check-deps demo check check-sanitized check-valgrind bench \
-        fuzz clean install uninstall
+        fuzz clean install uninstall agent
 # keep object files of pattern rules (no "rm" after a build)
 .PRECIOUS: $(OBJ)/%.o
 all: $(BINS)
@@ -166,6 +168,23 @@ fuzz: deps
 	./bin/fuzz-load -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
 	    -artifact_prefix=tests/fuzz-corpus/crash- \
 	    build-fuzz tests/fuzz-corpus tests/bad benchmarks/taxdc/m5358
+
+# The Java agent (traces/agent/, docs/tracing.md): plain javac against
+# Debian's ASM, whose classes go into the jar (the jar is its own
+# Boot-Class-Path, so one file is the whole agent).
+ASM_JARS = /usr/share/java/asm.jar /usr/share/java/asm-commons.jar \
+           /usr/share/java/asm-tree.jar /usr/share/java/asm-analysis.jar
+AGENT_SRC = $(wildcard traces/agent/src/spider/agent/*.java)
+agent: bin/spider-agent.jar
+
+bin/spider-agent.jar: $(AGENT_SRC) traces/agent/MANIFEST.MF
+	@command -v javac >/dev/null && [ -f /usr/share/java/asm.jar ] || \
+	    { echo "make agent needs javac and libasm-java: run 'make deps'" >&2; exit 1; }
+	@rm -rf $(OBJ)/agent && mkdir -p $(OBJ)/agent/classes bin
+	javac -nowarn -source 11 -target 11 -cp $(subst $(eval) ,:,$(ASM_JARS)) \
+	    -d $(OBJ)/agent/classes $(AGENT_SRC)
+	cd $(OBJ)/agent/classes && for j in $(ASM_JARS); do jar xf $$j org; done
+	jar cfm $@ traces/agent/MANIFEST.MF -C $(OBJ)/agent/classes .
 
 install: bin/spider
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(DOCDIR)

@@ -1,0 +1,70 @@
+# The Java agent (traces/agent/, docs/tracing.md): the small programs of
+# tests/agent/ each plant known races and non-races for one mechanism —
+# fields (static, per object, final, volatile), monitors (exits by
+# exception too), ReentrantLock and read/write locks, wait/notify and
+# Condition, thread start/join, executors/futures/latches/
+# CompletableFuture, blocking queues and deques, datagrams, a two-process
+# TCP exchange with message handlers (message and handler races), and an
+# atomicity violation — and run under the agent; spider's groups must be
+# exactly the planted ones (tests/agent/check.py reads them from the
+# program's comments), every receive matched, no anomaly.  A bad option
+# is refused naming it.  About 15 s.
+. tests/lib.sh
+command -v javac >/dev/null 2>&1 || { echo "skip: javac is missing (make deps installs default-jdk-headless)"; exit 77; }
+[ -f /usr/share/java/asm.jar ] || { echo "skip: /usr/share/java/asm.jar is missing (make deps installs libasm-java)"; exit 77; }
+make -s agent >"$TMP/make.log" 2>&1 || { not_ok "make agent"; cat "$TMP/make.log"; finish; }
+mkdir -p "$TMP/classes"
+javac -nowarn -d "$TMP/classes" tests/agent/*.java 2>"$TMP/javac.log" \
+    || { not_ok "javac tests/agent"; cat "$TMP/javac.log"; finish; }
+JOPTS="-XX:TieredStopAtLevel=1 -Xshare:auto -XX:+UseSerialGC -Xmx64m"
+AGENT=bin/spider-agent.jar
+
+# trace NAME NODE [AGENT-OPTIONS] -- ARGS: runs NAME under the agent into $TMP/NAME/
+trace() {
+    name=$1 node=$2 opts=$3; shift 4
+    mkdir -p "$TMP/$name"
+    timeout 60 java $JOPTS "-javaagent:$AGENT=include=$name,node=$node,out=$TMP/$name/$opts" \
+        -cp "$TMP/classes" "$name" "$@" >>"$TMP/$name.log" 2>&1
+}
+
+# analyse NAME [SPIDER-OPTIONS]: spider's report on NAME's traces, checked
+analyse() {
+    name=$1; shift
+    $SPIDER -q -f json --no-timings "$@" "$TMP/$name" >"$TMP/$name.json" 2>"$TMP/$name.err"
+    rc=$?
+    [ $rc -le 1 ] || { not_ok "$name: spider exit $rc: $(head -c 300 "$TMP/$name.err")"; return; }
+    python3 tests/agent/check.py "tests/agent/$name.java" "$TMP/$name.json" "$TMP/$name" >"$TMP/$name.check"
+    while read -r verdict rest; do
+        case "$verdict" in
+        ok) ok ;;
+        *) not_ok "${rest#ok }" ;;
+        esac
+    done <"$TMP/$name.check"
+}
+
+for p in Fields Monitors Locks WaitNotify Threads Tasks Queues Datagrams Atomicity; do
+    if trace $p $p "" --; then
+        ok
+        if [ $p = Atomicity ]; then analyse $p --atomicity; else analyse $p; fi
+    else
+        not_ok "$p: the program failed under the agent: $(tail -n 3 "$TMP/$p.log")"
+    fi
+done
+
+# two processes: the server's port goes through a file
+H=,handlers=Sockets.handleA:Sockets.handleB
+rm -f "$TMP/port"
+trace Sockets srv "$H" -- server "$TMP/port" & srv=$!
+trace Sockets cli "$H" -- client "$TMP/port"; crc=$?
+wait $srv; src=$?
+if [ $crc -eq 0 ] && [ $src -eq 0 ]; then ok; analyse Sockets; else
+    not_ok "Sockets: the server (exit $src) or the client (exit $crc) failed: $(tail -n 3 "$TMP/Sockets.log")"
+fi
+[ "$(ls "$TMP/Sockets" | wc -l)" -eq 2 ] && ok || not_ok "Sockets: not one trace file per process"
+
+# a bad option names itself and stops the JVM
+java -javaagent:$AGENT=inclde=x -cp "$TMP/classes" Threads >"$TMP/bad.out" 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q "unknown option 'inclde'" "$TMP/bad.out" && ok \
+    || not_ok "a bad agent option: exit $rc, $(head -n 1 "$TMP/bad.out")"
+finish
