@@ -546,14 +546,19 @@ public final class Rt {
 
     // ---------------------------------------------------------------- queues
 
-    /** Messages in flight through queues, by element (identity), FIFO. */
-    private static final IdentityHashMap<Object, ArrayDeque<String[]>> inflight = new IdentityHashMap<>();
+    /**
+     * Messages in flight through queues: by queue, then by element
+     * (identity), first in first out.  The queue matters: one object may
+     * travel through two queues at once (ZooKeeper's leader hands a
+     * request to its commit and its sync processors).
+     */
+    private static final Map<Object, IdentityHashMap<Object, ArrayDeque<String[]>>> inflight = new WeakHashMap<>();
 
     private static boolean concurrentQueue(Object q) {
         return q != null && q.getClass().getName().startsWith("java.util.concurrent.");
     }
 
-    /** Before put/offer/add...(e): SND, the message remembered by e. */
+    /** Before put/offer/add...(e): SND, the message remembered by (q, e). */
     public static void qsnd(Object q, Object e, String loc) {
         if (e == null || !concurrentQueue(q)) return;
         TState s = st();
@@ -565,24 +570,33 @@ public final class Rt {
             String id = newMsg();
             String[] m = {id, s.thread, "q:" + objName(q), fifo ? "T" : "Q"};
             synchronized (inflight) {
-                inflight.computeIfAbsent(e, k -> new ArrayDeque<>()).addLast(m);
+                inflight.computeIfAbsent(q, k -> new IdentityHashMap<>())
+                        .computeIfAbsent(e, k -> new ArrayDeque<>()).addLast(m);
             }
             send(s, loc, m[1], m[2], id, fifo);
         } finally { s.busy = false; }
     }
 
-    /** After take/poll/remove...: RCV of the message that brought e. */
-    public static void qrcv(Object e, String loc) {
-        if (e == null) return;
+    /** The message that brought e into q: removed (a take) or not (a peek). */
+    private static String[] inflight(Object q, Object e, boolean remove) {
+        synchronized (inflight) {
+            IdentityHashMap<Object, ArrayDeque<String[]>> byElem = inflight.get(q);
+            if (byElem == null) return null;
+            ArrayDeque<String[]> d = byElem.get(e);
+            if (d == null) return null;
+            if (!remove) return d.peekFirst();
+            String[] m = d.pollFirst();
+            if (d.isEmpty()) byElem.remove(e);
+            return m;
+        }
+    }
+
+    /** After take/poll/remove... of q returned e: RCV of the message that brought e. */
+    public static void qrcv(Object q, Object e, String loc) {
+        if (e == null || q == null) return;
         TState s = st();
         if (s == null) return;
-        String[] m;
-        synchronized (inflight) {
-            ArrayDeque<String[]> d = inflight.get(e);
-            if (d == null) return;
-            m = d.pollFirst();
-            if (d.isEmpty()) inflight.remove(e);
-        }
+        String[] m = inflight(q, e, true);
         if (m == null) return;
         s.busy = true;
         try {
@@ -591,17 +605,12 @@ public final class Rt {
         } finally { s.busy = false; }
     }
 
-    /** After getFirst/peek/element...: RCV of e's message, which stays in flight. */
-    public static void qpeek(Object e, String loc) {
-        if (e == null) return;
+    /** After getFirst/peek/element... of q returned e: RCV of e's message, which stays in flight. */
+    public static void qpeek(Object q, Object e, String loc) {
+        if (e == null || q == null) return;
         TState s = st();
         if (s == null) return;
-        String[] m;
-        synchronized (inflight) {
-            ArrayDeque<String[]> d = inflight.get(e);
-            if (d == null) return;
-            m = d.peekFirst();
-        }
+        String[] m = inflight(q, e, false);
         if (m == null || m[0].equals(s.lastPeek)) return;
         s.busy = true;
         try {
@@ -611,10 +620,37 @@ public final class Rt {
         } finally { s.busy = false; }
     }
 
-    /** remove(e) / removeFirstOccurrence(e) that removed e: as a take of e. */
-    public static boolean qremoved(boolean removed, Object e, String loc) {
-        if (removed) qrcv(e, loc);
-        return removed;
+    /** remove(e): a take of e when it was there. */
+    public static boolean qremove(java.util.Collection<Object> q, Object e, String loc) {
+        boolean r = q.remove(e);
+        if (r) qrcv(q, e, loc);
+        return r;
+    }
+
+    public static boolean qremoveFO(java.util.Deque<Object> q, Object e, String loc) {
+        boolean r = q.removeFirstOccurrence(e);
+        if (r) qrcv(q, e, loc);
+        return r;
+    }
+
+    public static Object qpollT(BlockingQueue<Object> q, long t, TimeUnit u, String loc) throws InterruptedException {
+        Object e = q.poll(t, u);
+        qrcv(q, e, loc);
+        return e;
+    }
+
+    public static Object qpollFirstT(java.util.concurrent.BlockingDeque<Object> q, long t, TimeUnit u, String loc)
+            throws InterruptedException {
+        Object e = q.pollFirst(t, u);
+        qrcv(q, e, loc);
+        return e;
+    }
+
+    public static Object qpollLastT(java.util.concurrent.BlockingDeque<Object> q, long t, TimeUnit u, String loc)
+            throws InterruptedException {
+        Object e = q.pollLast(t, u);
+        qrcv(q, e, loc);
+        return e;
     }
 
     public static boolean qofferT(BlockingQueue<Object> q, Object e, long t, TimeUnit u, String loc) throws InterruptedException {
@@ -626,7 +662,7 @@ public final class Rt {
         List<Object> tmp = new ArrayList<>();
         int n = q.drainTo(tmp);
         c.addAll(tmp);
-        for (Object e : tmp) qrcv(e, loc);
+        for (Object e : tmp) qrcv(q, e, loc);
         return n;
     }
 
@@ -634,7 +670,7 @@ public final class Rt {
         List<Object> tmp = new ArrayList<>();
         int n = q.drainTo(tmp, max);
         c.addAll(tmp);
-        for (Object e : tmp) qrcv(e, loc);
+        for (Object e : tmp) qrcv(q, e, loc);
         return n;
     }
 
