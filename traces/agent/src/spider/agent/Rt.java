@@ -63,6 +63,8 @@ public final class Rt {
         final StringBuilder sb = new StringBuilder(256);
         Wrap lastWrap;
         String lastPeek;
+        String lastReal;        // the last id-matched real RCV's line, or null
+        boolean syncSinceReal;  // an ordering RCV was written after it
         // datagram send/receive in progress
         long udpCrc; int udpLen; int udpPos; SocketAddress udpTarget;
     }
@@ -253,6 +255,7 @@ public final class Rt {
             s.deferred.add(line);
         } else {
             out.line(line);
+            s.syncSinceReal = true;
         }
     }
 
@@ -267,6 +270,14 @@ public final class Rt {
     private static void realRecvStart(TState s) {
         flushDeferred(s);
         s.pendingReal = true;
+        s.syncSinceReal = false;
+        s.lastReal = null;
+    }
+
+    /** Writes an id-matched real RCV (queue, task), remembered for hbegin. */
+    private static void realRecv(TState s, String line) {
+        out.line(line);
+        s.lastReal = line;
     }
 
     // ---------------------------------------------------------------- monitors and locks
@@ -601,7 +612,7 @@ public final class Rt {
         s.busy = true;
         try {
             realRecvStart(s);
-            out.line(recvLine(s, loc, m[1], m[2], m[0], m[3].equals("T")));
+            realRecv(s, recvLine(s, loc, m[1], m[2], m[0], m[3].equals("T")));
         } finally { s.busy = false; }
     }
 
@@ -616,7 +627,7 @@ public final class Rt {
         try {
             s.lastPeek = m[0];
             realRecvStart(s);
-            out.line(recvLine(s, loc, m[1], m[2], m[0], m[3].equals("T")));
+            realRecv(s, recvLine(s, loc, m[1], m[2], m[0], m[3].equals("T")));
         } finally { s.busy = false; }
     }
 
@@ -694,7 +705,7 @@ public final class Rt {
             s.busy = true;
             try {
                 realRecvStart(s);
-                out.line(recvLine(s, loc, src, chan, id, true));
+                realRecv(s, recvLine(s, loc, src, chan, id, true));
             } finally { s.busy = false; }
         }
 
@@ -892,6 +903,11 @@ public final class Rt {
         if (s == null) return;
         s.busy = true;
         try {
+            // the first handler of a thread: ordering receives were not put
+            // off yet; the message's receive is written again (a message may
+            // be received twice) so that the handler opens for it
+            if (!s.handlerThread && s.pendingReal && s.syncSinceReal && s.lastReal != null)
+                out.line(s.lastReal);
             s.handlerThread = true;
             s.handlerDepth++;
             begin(s, "HANDLERBEGIN", loc);
