@@ -191,6 +191,27 @@ public final class Rt {
 
     public static void vrs(String var, String loc) { volatileRead(var, loc); }
 
+    /** Volatile writes and thread starts, in the order they happen. */
+    private static final AtomicLong clock = new AtomicLong();
+    /** Thread (tid) -> {tid of the thread that started it, clock then}. */
+    private static final ConcurrentHashMap<String, Object[]> origin = new ConcurrentHashMap<>();
+
+    /**
+     * Whether the write (by thread writer at clock w) is already ordered
+     * before everything the thread reader does: the writer started the
+     * reader (or an ancestor of it) after the write.
+     */
+    private static boolean startedAfter(String writer, long w, String reader) {
+        String cur = reader;
+        for (int depth = 0; depth < 32; depth++) {
+            Object[] o = origin.get(cur);
+            if (o == null) return false;
+            if (o[0].equals(writer)) return w < (Long) o[1];
+            cur = (String) o[0];
+        }
+        return false;
+    }
+
     private static void volatileWrite(String key, String loc) {
         if (!volatileOrder) return;
         TState s = st();
@@ -198,7 +219,7 @@ public final class Rt {
         s.busy = true;
         try {
             String id = newMsg();
-            String[] m = {id, SYNC, SYNC, s.tid};
+            String[] m = {id, SYNC, SYNC, s.tid, Long.toString(clock.incrementAndGet())};
             lastVolatile.put(key, m);
             s.seenVolatile.put(key, id);
             send(s, loc, m[1], m[2], id, true);
@@ -214,6 +235,9 @@ public final class Rt {
         s.busy = true;
         try {
             if (m[0].equals(s.seenVolatile.put(key, m[0]))) return;
+            // ordered already by a thread start: a receive would add no
+            // order, only a message race with the thread's other receives
+            if (startedAfter(m[3], Long.parseLong(m[4]), s.tid)) return;
             syncRecv(s, loc, m[1], m[2], m[0]);
         } finally { s.busy = false; }
     }
@@ -507,6 +531,7 @@ public final class Rt {
                 n = newName(t);
                 names.put(t, n);
             }
+            origin.put(n, new Object[] {s.tid, clock.incrementAndGet()});
             begin(s, "CREATE", callerLoc()).append(",\"child\":\"").append(Json.esc(n + "@" + node)).append('"');
             end(s);
         } finally { s.busy = false; }
