@@ -387,18 +387,47 @@ public final class Rt {
 
     // ---------------------------------------------------------------- wait / notify
 
-    private static final ConcurrentHashMap<String, AtomicLong> notifies = new ConcurrentHashMap<>();
-
-    private static long notified(String var) {
-        AtomicLong a = notifies.get(var);
-        return a == null ? 0 : a.get();
+    /**
+     * Who may count as woken, per monitor or condition.  Every change is
+     * made holding that monitor or lock (wait, notify and their Rt code
+     * all run under it), so the counts are exact: a notify gives one token
+     * if a traced thread waits, a notifyAll a new generation; a thread
+     * back from wait() records WAIT only if a notifyAll came while it
+     * waited or it takes a token.  So each NOTIFY has at most one WAIT
+     * after it, and a wait that timed out or woke spuriously has none.
+     */
+    static final class Waiters {
+        long gen;
+        int waiting, tokens;
     }
+
+    private static final ConcurrentHashMap<String, Waiters> waiters = new ConcurrentHashMap<>();
 
     private static void notifyEv(String var, boolean all, String loc) {
         TState s = st();
         if (s == null) return;
-        notifies.computeIfAbsent(var, k -> new AtomicLong()).incrementAndGet();
+        Waiters w = waiters.computeIfAbsent(var, k -> new Waiters());
+        synchronized (w) {
+            if (all) { w.gen++; w.tokens = 0; }
+            else if (w.tokens < w.waiting) w.tokens++;
+        }
         simple(s, all ? "NOTIFYALL" : "NOTIFY", loc, var);
+    }
+
+    /** Before a wait: the generation to compare with afterwards. */
+    private static long waitStart(Waiters w) {
+        synchronized (w) { w.waiting++; return w.gen; }
+    }
+
+    /** After a wait: whether a notify woke this thread. */
+    private static boolean waitEnd(Waiters w, long gen, boolean returned) {
+        synchronized (w) {
+            w.waiting--;
+            if (!returned) return false;
+            if (w.gen != gen) return true;
+            if (w.tokens > 0) { w.tokens--; return true; }
+            return false;
+        }
     }
 
     public static void notifyO(Object o, String loc) {
@@ -448,14 +477,14 @@ public final class Rt {
         }
         String var = objName(o);
         int d = release(s, var, loc);
-        long before = notified(var);
+        Waiters w = waiters.computeIfAbsent(var, k -> new Waiters());
+        long gen = waitStart(w);
         boolean ok = false;
         try {
             if (ms < 0 || (ms == 0 && ns == 0)) o.wait(); else o.wait(ms, ns);
             ok = true;
         } finally {
-            boolean woken = ok && ((ms < 0 || (ms == 0 && ns == 0)) || notified(var) != before);
-            reacquire(s, var, var, d, woken, loc);
+            reacquire(s, var, var, d, waitEnd(w, gen, ok), loc);
         }
     }
 
@@ -472,7 +501,8 @@ public final class Rt {
         String lv = s == null ? null : condLocks.get(c);
         String cv = s == null ? null : objName(c);
         int d = lv == null ? 0 : release(s, lv, loc);
-        long before = cv == null ? 0 : notified(cv);
+        Waiters w = cv == null ? null : waiters.computeIfAbsent(cv, k -> new Waiters());
+        long gen = w == null ? 0 : waitStart(w);
         boolean ok = false;
         long r = 0;
         try {
@@ -484,10 +514,8 @@ public final class Rt {
             }
             ok = true;
         } finally {
-            if (s != null) {
-                boolean woken = ok && ((kind == 0 || kind == 3) || notified(cv) != before);
-                reacquire(s, lv == null ? cv : lv, cv, lv == null ? 0 : d, woken, loc);
-            }
+            if (s != null)
+                reacquire(s, lv == null ? cv : lv, cv, lv == null ? 0 : d, waitEnd(w, gen, ok), loc);
         }
         return r;
     }
