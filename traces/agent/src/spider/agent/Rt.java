@@ -64,6 +64,7 @@ public final class Rt {
         Wrap lastWrap;
         String lastPeek;
         String lastReal;        // the last id-matched real RCV's line, or null
+        final ArrayDeque<Boolean> handlers = new ArrayDeque<>(); // recorded or not, per open handler
         boolean syncSinceReal;  // an ordering RCV was written after it
         // datagram send/receive in progress
         long udpCrc; int udpLen; int udpPos; SocketAddress udpTarget;
@@ -951,16 +952,29 @@ public final class Rt {
 
     // ---------------------------------------------------------------- handlers
 
+    /**
+     * A handler starts.  spider opens it for the thread's latest receive
+     * that has no handler yet; when nothing was received since the last
+     * handler began (one socket read brought several messages, or the
+     * handler runs for no message), that would be an older, unrelated
+     * receive: such a handler is not recorded (its events stay in the
+     * enclosing context), rather than opened for the wrong message.
+     */
     public static void hbegin(String loc) {
         TState s = st();
         if (s == null) return;
         s.busy = true;
         try {
+            if (!s.pendingReal) {
+                s.handlers.push(Boolean.FALSE);
+                return;
+            }
             // the first handler of a thread: ordering receives were not put
             // off yet; the message's receive is written again (a message may
             // be received twice) so that the handler opens for it
-            if (!s.handlerThread && s.pendingReal && s.syncSinceReal && s.lastReal != null)
+            if (!s.handlerThread && s.syncSinceReal && s.lastReal != null)
                 out.line(s.lastReal);
+            s.handlers.push(Boolean.TRUE);
             s.handlerThread = true;
             s.handlerDepth++;
             begin(s, "HANDLERBEGIN", loc);
@@ -972,9 +986,10 @@ public final class Rt {
 
     public static void hend(String loc) {
         TState s = st();
-        if (s == null || s.handlerDepth == 0) return;
+        if (s == null || s.handlers.isEmpty()) return;
         s.busy = true;
         try {
+            if (!s.handlers.pop()) return;
             s.handlerDepth--;
             begin(s, "HANDLEREND", loc);
             end(s);
