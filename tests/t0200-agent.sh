@@ -8,7 +8,8 @@
 # atomicity violation — and run under the agent; spider's groups must be
 # exactly the planted ones (tests/agent/check.py reads them from the
 # program's comments), every receive matched, no anomaly.  A bad option
-# is refused naming it.  About 15 s.
+# is refused naming it; a JVM killed with SIGKILL leaves a trace spider
+# reads.  About 15 s.
 . tests/lib.sh
 command -v javac >/dev/null 2>&1 || { echo "skip: javac is missing (make deps installs default-jdk-headless)"; exit 77; }
 [ -f /usr/share/java/asm.jar ] || { echo "skip: /usr/share/java/asm.jar is missing (make deps installs libasm-java)"; exit 77; }
@@ -61,6 +62,20 @@ if [ $crc -eq 0 ] && [ $src -eq 0 ]; then ok; analyse Sockets; else
     not_ok "Sockets: the server (exit $src) or the client (exit $crc) failed: $(tail -n 3 "$TMP/Sockets.log")"
 fi
 [ "$(ls "$TMP/Sockets" | wc -l)" -eq 2 ] && ok || not_ok "Sockets: not one trace file per process"
+
+# a JVM killed with SIGKILL leaves what it had written out, which spider
+# reads (a last line cut by the kill is a warning, not an error)
+mkdir -p "$TMP/Killed"
+java $JOPTS "-javaagent:$AGENT=include=Killed,node=k,flush=50,out=$TMP/Killed/" \
+    -cp "$TMP/classes" Killed >"$TMP/Killed.log" 2>&1 & kpid=$!
+for _ in $(seq 200); do [ -s "$TMP/Killed/k.json" ] && break; sleep 0.05; done
+sleep 0.3
+kill -KILL $kpid; wait $kpid 2>/dev/null
+$SPIDER -q -f json --no-timings --timeout-ms=2000 "$TMP/Killed" >"$TMP/Killed.json" 2>"$TMP/Killed.err"
+rc=$?
+n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["events"])' "$TMP/Killed.json" 2>/dev/null)
+[ $rc -le 1 ] && [ "${n:-0}" -gt 0 ] && ok \
+    || not_ok "the trace of a killed JVM: spider exit $rc, ${n:-no} events: $(head -c 300 "$TMP/Killed.err")"
 
 # a bad option names itself and stops the JVM
 java -javaagent:$AGENT=inclde=x -cp "$TMP/classes" Threads >"$TMP/bad.out" 2>&1

@@ -1,5 +1,6 @@
 // Two processes (node srv: "server PORTFILE", node cli: "client PORTFILE")
-// exchange messages over TCP (java.net sockets); run with
+// exchange messages over TCP (java.net sockets, and a NIO SocketChannel
+// for thread B); run with
 // handlers=Sockets.handleA:Sockets.handleB.  Client thread A sends a1 then
 // a2 on its connection, thread B sends b1 on another; the server reads a1,
 // a2 (handleA each) and b1 (handleB, which ends by an exception), then
@@ -17,6 +18,8 @@
 //~ Sockets.handleA@oa Sockets.handleA@oa
 import java.io.*;
 import java.net.*;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
 import java.nio.file.*;
 
 public class Sockets {
@@ -86,14 +89,15 @@ public class Sockets {
         }
     }
 
-    static void sendB() {
-        try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
-            OutputStream o = s.getOutputStream();
-            o.write("b1..".getBytes());         // @b1
-            read4(s.getInputStream());          // the server's reply
+    static void sendB() {                       // NIO: a SocketChannel
+        try (SocketChannel s = SocketChannel.open(new InetSocketAddress(InetAddress.getLoopbackAddress(), port))) {
+            s.write(ByteBuffer.wrap("b1..".getBytes()));          // @b1
+            ByteBuffer reply = ByteBuffer.allocate(4);
+            while (reply.hasRemaining())        // the server's reply
+                if (s.read(reply) < 0) throw new EOFException();
             int x = xa;                         // @rx
             int y = ya;                         // @ry
-            o.write("bye.".getBytes());
+            s.write(ByteBuffer.wrap("bye.".getBytes()));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -63,6 +63,9 @@ public final class Rt {
         final StringBuilder sb = new StringBuilder(256);
         Wrap lastWrap;
         String lastPeek;
+        String lastReal;        // the last id-matched real RCV's line, or null
+        final ArrayDeque<Boolean> handlers = new ArrayDeque<>(); // recorded or not, per open handler
+        boolean syncSinceReal;  // an ordering RCV was written after it
         // datagram send/receive in progress
         long udpCrc; int udpLen; int udpPos; SocketAddress udpTarget;
     }
@@ -189,6 +192,27 @@ public final class Rt {
 
     public static void vrs(String var, String loc) { volatileRead(var, loc); }
 
+    /** Volatile writes and thread starts, in the order they happen. */
+    private static final AtomicLong clock = new AtomicLong();
+    /** Thread (tid) -> {tid of the thread that started it, clock then}. */
+    private static final ConcurrentHashMap<String, Object[]> origin = new ConcurrentHashMap<>();
+
+    /**
+     * Whether the write (by thread writer at clock w) is already ordered
+     * before everything the thread reader does: the writer started the
+     * reader (or an ancestor of it) after the write.
+     */
+    private static boolean startedAfter(String writer, long w, String reader) {
+        String cur = reader;
+        for (int depth = 0; depth < 32; depth++) {
+            Object[] o = origin.get(cur);
+            if (o == null) return false;
+            if (o[0].equals(writer)) return w < (Long) o[1];
+            cur = (String) o[0];
+        }
+        return false;
+    }
+
     private static void volatileWrite(String key, String loc) {
         if (!volatileOrder) return;
         TState s = st();
@@ -196,7 +220,7 @@ public final class Rt {
         s.busy = true;
         try {
             String id = newMsg();
-            String[] m = {id, SYNC, SYNC, s.tid};
+            String[] m = {id, SYNC, SYNC, s.tid, Long.toString(clock.incrementAndGet())};
             lastVolatile.put(key, m);
             s.seenVolatile.put(key, id);
             send(s, loc, m[1], m[2], id, true);
@@ -212,6 +236,9 @@ public final class Rt {
         s.busy = true;
         try {
             if (m[0].equals(s.seenVolatile.put(key, m[0]))) return;
+            // ordered already by a thread start: a receive would add no
+            // order, only a message race with the thread's other receives
+            if (startedAfter(m[3], Long.parseLong(m[4]), s.tid)) return;
             syncRecv(s, loc, m[1], m[2], m[0]);
         } finally { s.busy = false; }
     }
@@ -253,6 +280,7 @@ public final class Rt {
             s.deferred.add(line);
         } else {
             out.line(line);
+            s.syncSinceReal = true;
         }
     }
 
@@ -267,6 +295,14 @@ public final class Rt {
     private static void realRecvStart(TState s) {
         flushDeferred(s);
         s.pendingReal = true;
+        s.syncSinceReal = false;
+        s.lastReal = null;
+    }
+
+    /** Writes an id-matched real RCV (queue, task), remembered for hbegin. */
+    private static void realRecv(TState s, String line) {
+        out.line(line);
+        s.lastReal = line;
     }
 
     // ---------------------------------------------------------------- monitors and locks
@@ -352,18 +388,47 @@ public final class Rt {
 
     // ---------------------------------------------------------------- wait / notify
 
-    private static final ConcurrentHashMap<String, AtomicLong> notifies = new ConcurrentHashMap<>();
-
-    private static long notified(String var) {
-        AtomicLong a = notifies.get(var);
-        return a == null ? 0 : a.get();
+    /**
+     * Who may count as woken, per monitor or condition.  Every change is
+     * made holding that monitor or lock (wait, notify and their Rt code
+     * all run under it), so the counts are exact: a notify gives one token
+     * if a traced thread waits, a notifyAll a new generation; a thread
+     * back from wait() records WAIT only if a notifyAll came while it
+     * waited or it takes a token.  So each NOTIFY has at most one WAIT
+     * after it, and a wait that timed out or woke spuriously has none.
+     */
+    static final class Waiters {
+        long gen;
+        int waiting, tokens;
     }
+
+    private static final ConcurrentHashMap<String, Waiters> waiters = new ConcurrentHashMap<>();
 
     private static void notifyEv(String var, boolean all, String loc) {
         TState s = st();
         if (s == null) return;
-        notifies.computeIfAbsent(var, k -> new AtomicLong()).incrementAndGet();
+        Waiters w = waiters.computeIfAbsent(var, k -> new Waiters());
+        synchronized (w) {
+            if (all) { w.gen++; w.tokens = 0; }
+            else if (w.tokens < w.waiting) w.tokens++;
+        }
         simple(s, all ? "NOTIFYALL" : "NOTIFY", loc, var);
+    }
+
+    /** Before a wait: the generation to compare with afterwards. */
+    private static long waitStart(Waiters w) {
+        synchronized (w) { w.waiting++; return w.gen; }
+    }
+
+    /** After a wait: whether a notify woke this thread. */
+    private static boolean waitEnd(Waiters w, long gen, boolean returned) {
+        synchronized (w) {
+            w.waiting--;
+            if (!returned) return false;
+            if (w.gen != gen) return true;
+            if (w.tokens > 0) { w.tokens--; return true; }
+            return false;
+        }
     }
 
     public static void notifyO(Object o, String loc) {
@@ -413,14 +478,14 @@ public final class Rt {
         }
         String var = objName(o);
         int d = release(s, var, loc);
-        long before = notified(var);
+        Waiters w = waiters.computeIfAbsent(var, k -> new Waiters());
+        long gen = waitStart(w);
         boolean ok = false;
         try {
             if (ms < 0 || (ms == 0 && ns == 0)) o.wait(); else o.wait(ms, ns);
             ok = true;
         } finally {
-            boolean woken = ok && ((ms < 0 || (ms == 0 && ns == 0)) || notified(var) != before);
-            reacquire(s, var, var, d, woken, loc);
+            reacquire(s, var, var, d, waitEnd(w, gen, ok), loc);
         }
     }
 
@@ -437,7 +502,8 @@ public final class Rt {
         String lv = s == null ? null : condLocks.get(c);
         String cv = s == null ? null : objName(c);
         int d = lv == null ? 0 : release(s, lv, loc);
-        long before = cv == null ? 0 : notified(cv);
+        Waiters w = cv == null ? null : waiters.computeIfAbsent(cv, k -> new Waiters());
+        long gen = w == null ? 0 : waitStart(w);
         boolean ok = false;
         long r = 0;
         try {
@@ -449,10 +515,8 @@ public final class Rt {
             }
             ok = true;
         } finally {
-            if (s != null) {
-                boolean woken = ok && ((kind == 0 || kind == 3) || notified(cv) != before);
-                reacquire(s, lv == null ? cv : lv, cv, lv == null ? 0 : d, woken, loc);
-            }
+            if (s != null)
+                reacquire(s, lv == null ? cv : lv, cv, lv == null ? 0 : d, waitEnd(w, gen, ok), loc);
         }
         return r;
     }
@@ -496,6 +560,7 @@ public final class Rt {
                 n = newName(t);
                 names.put(t, n);
             }
+            origin.put(n, new Object[] {s.tid, clock.incrementAndGet()});
             begin(s, "CREATE", callerLoc()).append(",\"child\":\"").append(Json.esc(n + "@" + node)).append('"');
             end(s);
         } finally { s.busy = false; }
@@ -546,14 +611,19 @@ public final class Rt {
 
     // ---------------------------------------------------------------- queues
 
-    /** Messages in flight through queues, by element (identity), FIFO. */
-    private static final IdentityHashMap<Object, ArrayDeque<String[]>> inflight = new IdentityHashMap<>();
+    /**
+     * Messages in flight through queues: by queue, then by element
+     * (identity), first in first out.  The queue matters: one object may
+     * travel through two queues at once (ZooKeeper's leader hands a
+     * request to its commit and its sync processors).
+     */
+    private static final Map<Object, IdentityHashMap<Object, ArrayDeque<String[]>>> inflight = new WeakHashMap<>();
 
     private static boolean concurrentQueue(Object q) {
         return q != null && q.getClass().getName().startsWith("java.util.concurrent.");
     }
 
-    /** Before put/offer/add...(e): SND, the message remembered by e. */
+    /** Before put/offer/add...(e): SND, the message remembered by (q, e). */
     public static void qsnd(Object q, Object e, String loc) {
         if (e == null || !concurrentQueue(q)) return;
         TState s = st();
@@ -565,56 +635,87 @@ public final class Rt {
             String id = newMsg();
             String[] m = {id, s.thread, "q:" + objName(q), fifo ? "T" : "Q"};
             synchronized (inflight) {
-                inflight.computeIfAbsent(e, k -> new ArrayDeque<>()).addLast(m);
+                inflight.computeIfAbsent(q, k -> new IdentityHashMap<>())
+                        .computeIfAbsent(e, k -> new ArrayDeque<>()).addLast(m);
             }
             send(s, loc, m[1], m[2], id, fifo);
         } finally { s.busy = false; }
     }
 
-    /** After take/poll/remove...: RCV of the message that brought e. */
-    public static void qrcv(Object e, String loc) {
-        if (e == null) return;
+    /** The message that brought e into q: removed (a take) or not (a peek). */
+    private static String[] inflight(Object q, Object e, boolean remove) {
+        synchronized (inflight) {
+            IdentityHashMap<Object, ArrayDeque<String[]>> byElem = inflight.get(q);
+            if (byElem == null) return null;
+            ArrayDeque<String[]> d = byElem.get(e);
+            if (d == null) return null;
+            if (!remove) return d.peekFirst();
+            String[] m = d.pollFirst();
+            if (d.isEmpty()) byElem.remove(e);
+            return m;
+        }
+    }
+
+    /** After take/poll/remove... of q returned e: RCV of the message that brought e. */
+    public static void qrcv(Object q, Object e, String loc) {
+        if (e == null || q == null) return;
         TState s = st();
         if (s == null) return;
-        String[] m;
-        synchronized (inflight) {
-            ArrayDeque<String[]> d = inflight.get(e);
-            if (d == null) return;
-            m = d.pollFirst();
-            if (d.isEmpty()) inflight.remove(e);
-        }
+        String[] m = inflight(q, e, true);
         if (m == null) return;
         s.busy = true;
         try {
             realRecvStart(s);
-            out.line(recvLine(s, loc, m[1], m[2], m[0], m[3].equals("T")));
+            realRecv(s, recvLine(s, loc, m[1], m[2], m[0], m[3].equals("T")));
         } finally { s.busy = false; }
     }
 
-    /** After getFirst/peek/element...: RCV of e's message, which stays in flight. */
-    public static void qpeek(Object e, String loc) {
-        if (e == null) return;
+    /** After getFirst/peek/element... of q returned e: RCV of e's message, which stays in flight. */
+    public static void qpeek(Object q, Object e, String loc) {
+        if (e == null || q == null) return;
         TState s = st();
         if (s == null) return;
-        String[] m;
-        synchronized (inflight) {
-            ArrayDeque<String[]> d = inflight.get(e);
-            if (d == null) return;
-            m = d.peekFirst();
-        }
+        String[] m = inflight(q, e, false);
         if (m == null || m[0].equals(s.lastPeek)) return;
         s.busy = true;
         try {
             s.lastPeek = m[0];
             realRecvStart(s);
-            out.line(recvLine(s, loc, m[1], m[2], m[0], m[3].equals("T")));
+            realRecv(s, recvLine(s, loc, m[1], m[2], m[0], m[3].equals("T")));
         } finally { s.busy = false; }
     }
 
-    /** remove(e) / removeFirstOccurrence(e) that removed e: as a take of e. */
-    public static boolean qremoved(boolean removed, Object e, String loc) {
-        if (removed) qrcv(e, loc);
-        return removed;
+    /** remove(e): a take of e when it was there. */
+    public static boolean qremove(java.util.Collection<Object> q, Object e, String loc) {
+        boolean r = q.remove(e);
+        if (r) qrcv(q, e, loc);
+        return r;
+    }
+
+    public static boolean qremoveFO(java.util.Deque<Object> q, Object e, String loc) {
+        boolean r = q.removeFirstOccurrence(e);
+        if (r) qrcv(q, e, loc);
+        return r;
+    }
+
+    public static Object qpollT(BlockingQueue<Object> q, long t, TimeUnit u, String loc) throws InterruptedException {
+        Object e = q.poll(t, u);
+        qrcv(q, e, loc);
+        return e;
+    }
+
+    public static Object qpollFirstT(java.util.concurrent.BlockingDeque<Object> q, long t, TimeUnit u, String loc)
+            throws InterruptedException {
+        Object e = q.pollFirst(t, u);
+        qrcv(q, e, loc);
+        return e;
+    }
+
+    public static Object qpollLastT(java.util.concurrent.BlockingDeque<Object> q, long t, TimeUnit u, String loc)
+            throws InterruptedException {
+        Object e = q.pollLast(t, u);
+        qrcv(q, e, loc);
+        return e;
     }
 
     public static boolean qofferT(BlockingQueue<Object> q, Object e, long t, TimeUnit u, String loc) throws InterruptedException {
@@ -626,7 +727,7 @@ public final class Rt {
         List<Object> tmp = new ArrayList<>();
         int n = q.drainTo(tmp);
         c.addAll(tmp);
-        for (Object e : tmp) qrcv(e, loc);
+        for (Object e : tmp) qrcv(q, e, loc);
         return n;
     }
 
@@ -634,7 +735,7 @@ public final class Rt {
         List<Object> tmp = new ArrayList<>();
         int n = q.drainTo(tmp, max);
         c.addAll(tmp);
-        for (Object e : tmp) qrcv(e, loc);
+        for (Object e : tmp) qrcv(q, e, loc);
         return n;
     }
 
@@ -658,7 +759,7 @@ public final class Rt {
             s.busy = true;
             try {
                 realRecvStart(s);
-                out.line(recvLine(s, loc, src, chan, id, true));
+                realRecv(s, recvLine(s, loc, src, chan, id, true));
             } finally { s.busy = false; }
         }
 
@@ -851,11 +952,29 @@ public final class Rt {
 
     // ---------------------------------------------------------------- handlers
 
+    /**
+     * A handler starts.  spider opens it for the thread's latest receive
+     * that has no handler yet; when nothing was received since the last
+     * handler began (one socket read brought several messages, or the
+     * handler runs for no message), that would be an older, unrelated
+     * receive: such a handler is not recorded (its events stay in the
+     * enclosing context), rather than opened for the wrong message.
+     */
     public static void hbegin(String loc) {
         TState s = st();
         if (s == null) return;
         s.busy = true;
         try {
+            if (!s.pendingReal) {
+                s.handlers.push(Boolean.FALSE);
+                return;
+            }
+            // the first handler of a thread: ordering receives were not put
+            // off yet; the message's receive is written again (a message may
+            // be received twice) so that the handler opens for it
+            if (!s.handlerThread && s.syncSinceReal && s.lastReal != null)
+                out.line(s.lastReal);
+            s.handlers.push(Boolean.TRUE);
             s.handlerThread = true;
             s.handlerDepth++;
             begin(s, "HANDLERBEGIN", loc);
@@ -867,9 +986,10 @@ public final class Rt {
 
     public static void hend(String loc) {
         TState s = st();
-        if (s == null || s.handlerDepth == 0) return;
+        if (s == null || s.handlers.isEmpty()) return;
         s.busy = true;
         try {
+            if (!s.handlers.pop()) return;
             s.handlerDepth--;
             begin(s, "HANDLEREND", loc);
             end(s);

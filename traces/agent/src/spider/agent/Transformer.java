@@ -452,37 +452,36 @@ final class Transformer implements ClassFileTransformer {
                     default: break;
                     }
                 }
-                if (d.equals("()Ljava/lang/Object;") || d.equals("(JLjava/util/concurrent/TimeUnit;)Ljava/lang/Object;")) {
+                if (d.equals("()Ljava/lang/Object;")) {
                     switch (n) {
                     case "take": case "poll": case "remove": case "takeFirst": case "takeLast":
                     case "pollFirst": case "pollLast": case "removeFirst": case "removeLast": case "pop":
-                        call(op, o, n, d, itf);
-                        super.visitInsn(DUP);
-                        super.visitLdcInsn(loc());
-                        rt("qrcv", "(Ljava/lang/Object;Ljava/lang/String;)V");
-                        return true;
-                    default: break;
-                    }
-                }
-                if (d.equals("()Ljava/lang/Object;")) {
-                    switch (n) {
                     case "peek": case "peekFirst": case "peekLast": case "element": case "getFirst": case "getLast":
-                        call(op, o, n, d, itf);
+                        // [q] -> [q, q] -> call -> [q, e] -> [e, q, e] -> Rt.qrcv/qpeek(q, e, loc) -> [e]
                         super.visitInsn(DUP);
+                        call(op, o, n, d, itf);
+                        super.visitInsn(DUP_X1);
                         super.visitLdcInsn(loc());
-                        rt("qpeek", "(Ljava/lang/Object;Ljava/lang/String;)V");
+                        boolean peek = n.startsWith("peek") || n.equals("element") || n.startsWith("get");
+                        rt(peek ? "qpeek" : "qrcv", "(Ljava/lang/Object;Ljava/lang/Object;Ljava/lang/String;)V");
                         return true;
                     default: break;
                     }
                 }
-                if (d.equals("(Ljava/lang/Object;)Z")
-                    && (n.equals("remove") || n.equals("removeFirstOccurrence"))) {
-                    // [q, e] -> [e, q, e] -> call -> [e, z] -> [z, e, z] -> [z, e] -> qremoved(z, e)
-                    super.visitInsn(DUP_X1);
-                    call(op, o, n, d, itf);
-                    super.visitInsn(SWAP);
-                    super.visitLdcInsn(loc());
-                    rt("qremoved", "(ZLjava/lang/Object;Ljava/lang/String;)Z");
+                if (isA(o, java.util.concurrent.BlockingDeque.class)) {
+                    String D = "Ljava/util/concurrent/BlockingDeque;";
+                    switch (n + d) {
+                    case "pollFirst(JLjava/util/concurrent/TimeUnit;)Ljava/lang/Object;": replace("qpollFirstT", D, d); return true;
+                    case "pollLast(JLjava/util/concurrent/TimeUnit;)Ljava/lang/Object;": replace("qpollLastT", D, d); return true;
+                    default: break;
+                    }
+                }
+                if (d.equals("(Ljava/lang/Object;)Z") && n.equals("remove")) {
+                    replace("qremove", "Ljava/util/Collection;", d);
+                    return true;
+                }
+                if (d.equals("(Ljava/lang/Object;)Z") && n.equals("removeFirstOccurrence") && isA(o, java.util.Deque.class)) {
+                    replace("qremoveFO", "Ljava/util/Deque;", d);
                     return true;
                 }
                 if (isA(o, java.util.concurrent.BlockingQueue.class)) {
@@ -491,6 +490,7 @@ final class Transformer implements ClassFileTransformer {
                     case "offer(Ljava/lang/Object;JLjava/util/concurrent/TimeUnit;)Z": replace("qofferT", Q, d); return true;
                     case "drainTo(Ljava/util/Collection;)I": replace("drain", Q, d); return true;
                     case "drainTo(Ljava/util/Collection;I)I": replace("drainN", Q, d); return true;
+                    case "poll(JLjava/util/concurrent/TimeUnit;)Ljava/lang/Object;": replace("qpollT", Q, d); return true;
                     default: return false;
                     }
                 }
