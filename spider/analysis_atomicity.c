@@ -79,7 +79,7 @@ static void variable_candidates(engine_run *run, const uint32_t *acc,
 {
     const trace *t = engine_trace(run);
     const analysis_options *o = engine_options(run);
-    for (uint32_t i = 0; i + 1 < n; i++) {
+    for (uint32_t i = 0; i + 1 < n && !engine_stopped(run); i++) {
         uint32_t p = acc[i], c = acc[i + 1];
         const event *ep = &t->events[p], *ec = &t->events[c];
         if (ep->thread != ec->thread || ep->handler != ec->handler ||

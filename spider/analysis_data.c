@@ -298,7 +298,7 @@ static void guarded_pairs(engine_run *run, const uint32_t *acc, uint32_t i,
     }
     uint64_t *pairs = NULL, unsat = 0;
     size_t n_pairs = 0, cap = 0;
-    for (uint32_t a = 0; a < n_gr; a++)
+    for (uint32_t a = 0; a < n_gr && !engine_stopped(run); a++)
         for (uint32_t b = a + 1; b < n_gr; b++) {
             const access_group *x = &gr[a], *y = &gr[b];
             if (x->thread == y->thread)
@@ -308,7 +308,7 @@ static void guarded_pairs(engine_run *run, const uint32_t *acc, uint32_t i,
                 unsat += x->writes * ny + (nx - x->writes) * y->writes;
                 continue;
             }
-            for (uint32_t p = x->from; p < x->to; p++)
+            for (uint32_t p = x->from; p < x->to && !engine_stopped(run); p++)
                 for (uint32_t q = y->from; q < y->to; q++) {
                     if (!conflict(t, acc[idx[p]], acc[idx[q]]))
                         continue;
@@ -592,6 +592,15 @@ static void pair_classes(pair_ctx *p, const window *w, const lock_group *g)
                               engine_group(p->run, RACE_DATA, ev), ev, 0,
                               rhi - rlo);
         }
+        if (ulo == rlo && rhi == uhi)
+            continue;
+        uint32_t ev[2] = {p->a, s->item[p->b->from + s->member[ulo < rlo ? ulo : rhi]].ev};
+        uint32_t group = engine_group(p->run, RACE_DATA, ev);
+        if (engine_skips(p->run, group, 0)) { /* one group: never asked */
+            engine_record_unchecked(p->run, RACE_DATA, group,
+                                    (rlo - ulo) + (uhi - rhi));
+            continue;
+        }
         for (uint32_t m = ulo; m < rlo; m++) /* U's window, not R's */
             add_unknown(p->run, p->a, s->item[p->b->from + s->member[m]].ev);
         for (uint32_t m = rhi; m < uhi; m++)
@@ -727,7 +736,7 @@ static int count_variable(engine_run *run, const hb_order *o,
     if (!build_runs(engine_trace(run), o, acc, n, s, &n_runs))
         return 0;
     int own_r = hb_order_witness(o) && !hb_order_r_is_u(o);
-    for (uint32_t x = 0; x < n_runs; x++)
+    for (uint32_t x = 0; x < n_runs && !engine_stopped(run); x++)
         for (uint32_t y = x + 1; y < n_runs; y++) {
             const chain_run *A = &s->runs[x], *B = &s->runs[y];
             if (A->thread == B->thread)
@@ -787,7 +796,7 @@ static void pair_variable(engine_run *run, data_state *st, uint32_t i,
         return;
     }
     reserve(run, acc + i, j - i, st->per);
-    for (uint32_t x = i; x < j; x++)
+    for (uint32_t x = i; x < j && !engine_stopped(run); x++)
         for (uint32_t y = x + 1; y < j; y++) {
             const event *ex = &t->events[acc[x]], *ey = &t->events[acc[y]];
             if (ex->thread == ey->thread ||

@@ -78,6 +78,7 @@ struct engine_run {
     int kinds_mixed;         /* generate_batch ran: sort by kind */
     void *state[RACE_KINDS]; /* each analysis's own, freed by state_free */
     void (*state_free[RACE_KINDS])(void *);
+    uint64_t found_unposted; /* candidates not yet in the progress line */
 };
 
 static int by_name(const void *x, const void *y, void *ctx)
@@ -305,9 +306,23 @@ int engine_cmp_u64(const void *x, const void *y)
     return a < b ? -1 : a > b;
 }
 
-void engine_count_unsat(engine_run *run, race_kind kind, uint64_t n)
+/* Counts n candidates of kind found; the progress line hears of them a
+ * few thousand at a time (an atomic add per candidate would cost more
+ * than finding it). */
+static void found(engine_run *run, race_kind kind, uint64_t n)
 {
     run->r->summary.candidates[kind] += n;
+    run->found_unposted += n;
+    if (run->found_unposted >= 4096 && run->o->progress) {
+        atomic_fetch_add_explicit(&run->o->progress->found,
+                                  run->found_unposted, memory_order_relaxed);
+        run->found_unposted = 0;
+    }
+}
+
+void engine_count_unsat(engine_run *run, race_kind kind, uint64_t n)
+{
+    found(run, kind, n);
     run->r->summary.by_shortcut_unsat += n;
 }
 
@@ -344,7 +359,7 @@ void engine_record_sat(engine_run *run, race_kind kind, uint32_t group,
 {
     report_summary *s = &run->r->summary;
     assert(n > 0);
-    s->candidates[kind] += n;
+    found(run, kind, n);
     s->by_shortcut_sat += n;
     s->instances[kind] += n;
     offer_instance(run->g, group, ev, rank, 1);
@@ -354,7 +369,7 @@ void engine_record_sat(engine_run *run, race_kind kind, uint32_t group,
 void engine_record_unchecked(engine_run *run, race_kind kind, uint32_t group,
                              uint64_t n)
 {
-    run->r->summary.candidates[kind] += n;
+    found(run, kind, n);
     run->r->summary.not_asked += n;
     run->g->g[group].unchecked += n;
 }
@@ -371,6 +386,13 @@ const trace *engine_trace(const engine_run *run) { return run->t; }
 const hb_model *engine_model(const engine_run *run) { return run->m; }
 const analysis_options *engine_options(const engine_run *run) { return run->o; }
 
+int engine_skips(const engine_run *run, uint32_t group, uint32_t rank)
+{
+    const group_state *gs = &run->g->g[group];
+    return may_skip(run->o) && gs->count && gs->instance_holds &&
+           gs->inst_rank <= rank;
+}
+
 void engine_add(engine_run *run, race_kind kind, const uint32_t *ev,
                 uint32_t rank, int dedupable)
 {
@@ -379,15 +401,20 @@ void engine_add(engine_run *run, race_kind kind, const uint32_t *ev,
            run->c[run->n - 1].kind <= kind); /* kind by kind */
     if (run->n >= UINT32_MAX / 2) /* candidate and query ids are 32-bit */
         alloc_fail(run->n * sizeof *run->c, "over 2 billion candidates");
+    uint32_t group = group_of(run->g, a, ev);
+    if (dedupable && engine_skips(run, group, rank)) { /* never asked */
+        engine_record_unchecked(run, kind, group, 1);
+        return;
+    }
     ALLOC_GROW(run->c, run->n + 1, run->cap);
     candidate *c = &run->c[run->n++];
     memset(c, 0, sizeof *c);
     memcpy(c->ev, ev, sizeof(uint32_t) * a->n_shown);
-    c->group = group_of(run->g, a, ev);
+    c->group = group;
     c->rank = rank;
     c->kind = (uint8_t)kind;
     c->dedupable = (uint8_t)dedupable;
-    run->r->summary.candidates[kind]++;
+    found(run, kind, 1);
 }
 
 void engine_reserve(engine_run *run, uint64_t extra, const char *what)
@@ -580,13 +607,6 @@ static int schedule_satisfies(scheduler *s, const hb_query *q)
  * still Z3's to say. */
 static void run_schedules(engine_run *run, hb_answer *qa, hb_answer *verdict)
 {
-    uint32_t *order = xmalloc_array(run->n + 1, sizeof *order), n = 0;
-    for (uint32_t i = 0; i < run->n; i++)
-        if (verdict[i] == ANSWER_UNKNOWN)
-            order[n++] = i;
-    int dedup = may_skip(run->o);
-    if (dedup)
-        qsort_r(order, n, sizeof *order, by_group, run);
     uint32_t *best = xmalloc_array(run->g->n + 1, sizeof *best);
     for (uint32_t i = 0; i < run->g->n; i++)
         best[i] = run->g->g[i].count && run->g->g[i].instance_holds
@@ -594,11 +614,29 @@ static void run_schedules(engine_run *run, hb_answer *qa, hb_answer *verdict)
     for (size_t i = 0; i < run->n; i++)
         if (verdict[i] == ANSWER_SAT && run->c[i].rank < best[run->c[i].group])
             best[run->c[i].group] = run->c[i].rank;
+    int dedup = may_skip(run->o);
+    uint32_t *order = xmalloc_array(run->n + 1, sizeof *order), n = 0;
+    for (uint32_t i = 0; i < run->n; i++) /* not those Z3 would not ask */
+        if (verdict[i] == ANSWER_UNKNOWN &&
+            !(dedup && run->c[i].dedupable && best[run->c[i].group] <= run->c[i].rank))
+            order[n++] = i;
+    if (n == 0) { /* the shortcuts decided everything */
+        free(order);
+        free(best);
+        return;
+    }
+    if (dedup)
+        qsort_r(order, n, sizeof *order, by_group, run);
+    run_progress *progress = run->o->progress;
+    if (progress) /* what the shortcuts decided, and what Z3 would skip */
+        atomic_store(&progress->done, run->n - n);
     scheduler *s = scheduler_new(run->t, run->m);
     for (uint32_t i = 0; i < n && !engine_stopped(run) &&
                          scheduler_steps(s) < SCHEDULE_BUDGET_STEPS; i++) {
         uint32_t c = order[i];
         const candidate *cd = &run->c[c];
+        if (progress)
+            atomic_fetch_add_explicit(&progress->done, 1, memory_order_relaxed);
         if (dedup && cd->dedupable && best[cd->group] <= cd->rank)
             continue;
         for (unsigned k = 0; k < engine_n_queries(run, c); k++) {

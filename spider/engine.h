@@ -97,7 +97,9 @@ const analysis_options *engine_options(const engine_run *run);
 
 /* Adds a candidate of kind `kind` with events ev (its kind's n_shown of
  * them); the group is found from its located events.  Kind by kind, but
- * from generate_batch in any order of kinds. */
+ * from generate_batch in any order of kinds.  A dedupable candidate of a
+ * group that already holds at a rank no higher (engine_skips) is not
+ * stored but counted unchecked, as Z3 would never ask it. */
 void engine_add(engine_run *run, race_kind kind, const uint32_t *ev,
                 uint32_t rank, int dedupable);
 
@@ -174,6 +176,9 @@ void engine_count_unsat(engine_run *run, race_kind kind, uint64_t n);
  * files or events (decide in an order of names and positions). */
 uint32_t engine_group(engine_run *run, race_kind kind, const uint32_t *ev);
 int engine_may_skip(const engine_run *run);
+/* Whether the run leaves out dedupable candidates of `group` at `rank`:
+ * engine_may_skip() and the group already holds at a rank no higher. */
+int engine_skips(const engine_run *run, uint32_t group, uint32_t rank);
 void engine_record(engine_run *run, race_kind kind, uint32_t group,
                    const uint32_t *ev, uint32_t rank, hb_answer verdict);
 void engine_record_unchecked(engine_run *run, race_kind kind, uint32_t group,
@@ -364,8 +369,8 @@ int scheduler_run(scheduler *s, const hb_query *q, uint32_t *value);
  * appended to out.  With U and the lock sections in the run's order, they
  * make a graph every topological order of which satisfies Φ. */
 void scheduler_choices(const scheduler *s, hb_edge_list *out);
-/* Events played so far over every run: the cost, for callers that keep
- * to a budget. */
+/* Events played so far over every run, and a quarter of the trace for
+ * each run's setting up: the cost, for callers that keep to a budget. */
 uint64_t scheduler_steps(const scheduler *s);
 void scheduler_free(scheduler *s);
 

@@ -94,7 +94,10 @@ static void describe(progress *p, double t, char *buf, size_t len)
         snprintf(pruned, sizeof pruned, "%llu events pruned; ",
                  (unsigned long long)p->events);
     if (total == 0) { /* the analyses are still generating */
-        snprintf(buf, len, "spider: %sfinding candidates", pruned);
+        uint64_t found = atomic_load(&p->counts.found);
+        snprintf(buf, len, "spider: %sfinding candidates: %llu so far "
+                 "(%.0f/s)", pruned, (unsigned long long)found,
+                 t > 0 ? found / t : 0);
         return;
     }
     double rate = t > 0 ? done / t : 0;
@@ -141,6 +144,7 @@ progress *progress_start(FILE *out, const char *const *paths, size_t n)
     atomic_init(&p->phase, PHASE_LOAD);
     atomic_init(&p->counts.done, 0);
     atomic_init(&p->counts.total, 0);
+    atomic_init(&p->counts.found, 0);
     p->phase_start = clock_seconds();
     pthread_mutex_init(&p->lock, NULL);
     draw(p); /* at once: even a short run shows that it started */

@@ -209,6 +209,8 @@ typedef enum atomic_region { REGION_ACCESS, REGION_LOCK,
  * progress.h): candidates decided, of total.  The run only stores them. */
 typedef struct run_progress {
     _Atomic uint64_t done, total;
+    _Atomic uint64_t found;          /* candidates found so far, while the
+                                        analyses generate (total is 0) */
 } run_progress;
 
 /* How to analyse (the handler model is the model's own: hb_model). */

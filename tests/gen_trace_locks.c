@@ -20,8 +20,10 @@
  * each force the other thread's later sections before them, which soon
  * closes a cycle; and only in the last tenth of the run, since every
  * section of the lock after it must be placed before it, and the WAITs
- * of those threads want NOTIFYs the cut thread sends later.  One cut can
- * still make
+ * of those threads want NOTIFYs the cut thread sends later; and only on
+ * one node: with messages, a reply that reached another thread after the
+ * cut orders that thread's later sections after it, a contradiction.
+ * One cut can still make
  * Φ unsatisfiable (the other threads' later sections of the lock must be
  * placed before it, and something may force them after): spider then
  * reports the trace inconsistent, as it must.
@@ -121,7 +123,7 @@ static void lock_step(lock_run *r, int n, int t)
     int *cut = &r->cut_by[n][k], node_cut = 0;
     for (int i = 0; i < r->o->locks; i++)
         node_cut |= r->cut_by[n][i] != 0;
-    if (!node_cut && r->events > r->o->events / 10 * 9 &&
+    if (!node_cut && r->o->nodes == 1 && r->events > r->o->events / 10 * 9 &&
         percent(r, r->o->cut_percent)) {
         *cut = t + 1; /* an exception left it: no UNLOCK */
         r->hits[GEN_LOCKS_CUT]++;
