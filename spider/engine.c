@@ -402,10 +402,6 @@ void engine_add(engine_run *run, race_kind kind, const uint32_t *ev,
     if (run->n >= UINT32_MAX / 2) /* candidate and query ids are 32-bit */
         alloc_fail(run->n * sizeof *run->c, "over 2 billion candidates");
     uint32_t group = group_of(run->g, a, ev);
-    if (dedupable && engine_skips(run, group, rank)) { /* never asked */
-        engine_record_unchecked(run, kind, group, 1);
-        return;
-    }
     ALLOC_GROW(run->c, run->n + 1, run->cap);
     candidate *c = &run->c[run->n++];
     memset(c, 0, sizeof *c);
@@ -931,24 +927,24 @@ enum { REUSE_SOLVER_MAX_EVENTS = 5000 };
 static int decide(engine_run *run, hb_answer *verdict, char *err,
                   size_t err_len)
 {
+    for (size_t i = 0; i < run->n; i++)
+        verdict[i] = ANSWER_UNKNOWN;
+    if (engine_stopped(run)) { /* while generating: all undecided */
+        hb_order_free(run->order);
+        run->order = NULL;
+        return 0;
+    }
     number_queries(run);
     hb_answer *qa = xmalloc_array(run->n_queries + 1, sizeof *qa);
     for (size_t i = 0; i < run->n_queries; i++)
         qa[i] = ANSWER_UNKNOWN;
-    for (size_t i = 0; i < run->n; i++)
-        verdict[i] = ANSWER_UNKNOWN;
     int consistent = -1, rc = -1;
-    int stopped = engine_stopped(run); /* while generating: all undecided */
-    if (!stopped && run->o->solver == SOLVER_AUTO)
+    if (run->o->solver == SOLVER_AUTO)
         consistent = run_shortcuts(run, qa, verdict);
     if (consistent == 1)
         run_schedules(run, qa, verdict);
     hb_order_free(run->order); /* not held while Z3 runs */
     run->order = NULL;
-    if (stopped) {
-        free(qa);
-        return 0;
-    }
     hb_solver *kept = NULL; /* the consistency check's, for the pool */
     int reuse = run->m->n_events <= REUSE_SOLVER_MAX_EVENTS;
     if (consistent == 0)

@@ -97,9 +97,7 @@ const analysis_options *engine_options(const engine_run *run);
 
 /* Adds a candidate of kind `kind` with events ev (its kind's n_shown of
  * them); the group is found from its located events.  Kind by kind, but
- * from generate_batch in any order of kinds.  A dedupable candidate of a
- * group that already holds at a rank no higher (engine_skips) is not
- * stored but counted unchecked, as Z3 would never ask it. */
+ * from generate_batch in any order of kinds. */
 void engine_add(engine_run *run, race_kind kind, const uint32_t *ev,
                 uint32_t rank, int dedupable);
 
@@ -177,7 +175,10 @@ void engine_count_unsat(engine_run *run, race_kind kind, uint64_t n);
 uint32_t engine_group(engine_run *run, race_kind kind, const uint32_t *ev);
 int engine_may_skip(const engine_run *run);
 /* Whether the run leaves out dedupable candidates of `group` at `rank`:
- * engine_may_skip() and the group already holds at a rank no higher. */
+ * engine_may_skip() and the group already holds at a rank no higher.  An
+ * analysis may count such a candidate unchecked (engine_record_unchecked)
+ * instead of adding it only when the shortcuts could not decide it (else
+ * they would count it decided): what Z3 alone would be asked. */
 int engine_skips(const engine_run *run, uint32_t group, uint32_t rank);
 void engine_record(engine_run *run, race_kind kind, uint32_t group,
                    const uint32_t *ev, uint32_t rank, hb_answer verdict);
@@ -351,7 +352,7 @@ void hb_order_free(hb_order *o);
 /* ---- runs found by scheduling (engine_schedule.c) ------------------------- */
 
 /* Plays the trace's kept events again in an order of its own choosing:
- * Kahn's order over U's edges, lowest event id first, keeping every clause
+ * Kahn's order over U's edges, the observed order first (within a node), keeping every clause
  * itself (lock groups' mutual exclusion, a receive's possible sends, a
  * WAIT's NOTIFYs).  A complete schedule is a solution of Φ; a greedy dead
  * end proves nothing.  Borrows t and m until freed.  Allocation failure

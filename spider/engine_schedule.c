@@ -6,8 +6,9 @@
  * trace cut mid-section (a LOCK never released in the middle of its lock's
  * order) makes it break Φ, and many queries need critical sections in
  * another order than the observed one.  A scheduler plays the events
- * again, in Kahn's manner over U's edges, taking the lowest event id among
- * the ready ones (so that it keeps the observed order where it can), and
+ * again, in Kahn's manner over U's edges, taking the ready event that
+ * comes first in the input (within its node; input_order()), so that it
+ * keeps the observed order where it can, and
  * keeps every other constraint itself: an acquire waits while another
  * thread holds the lock, a receive with several possible sends for the
  * first of them, a WAIT for a NOTIFY of another thread that no other WAIT
@@ -55,6 +56,9 @@ struct scheduler {
     uint32_t *indeg;
     uint8_t *flag;
     uint64_t *heap;             /* ready events by key_of() */
+    uint32_t *rank;             /* event -> its place in the order the
+                                   scheduler prefers (input_order()) */
+    uint32_t *at_rank;          /* ... and back */
     uint32_t heap_n;
     uint32_t *held;             /* thread -> sections it is inside */
     uint32_t *delayed_from;     /* thread -> position from which it comes
@@ -176,6 +180,55 @@ static void find_delayed(scheduler *s)
     }
 }
 
+static int by_key(const void *x, const void *y, void *ctx)
+{
+    const uint64_t *key = ctx;
+    uint64_t a = key[*(const uint32_t *)x], b = key[*(const uint32_t *)y];
+    return a < b ? -1 : a > b;
+}
+
+static int by_name(const void *x, const void *y, void *ctx)
+{
+    const trace *t = ctx;
+    return strcmp(t->strings[*(const str_id *)x], t->strings[*(const str_id *)y]);
+}
+
+/* The order the scheduler prefers among ready events: the observed order
+ * within a node, and across nodes by place in the node (then node name),
+ * so that it depends neither on the order of the files nor on how the
+ * run is split into them (the report must not: tests/t0040). */
+static void input_order(scheduler *s)
+{
+    const trace *t = s->t;
+    str_id *names = xmalloc_array((size_t)t->n_threads + 1, sizeof *names);
+    uint32_t n_names = 0;
+    for (uint32_t i = 0; i < t->n_threads; i++)
+        names[n_names++] = t->threads[i].node;
+    qsort_r(names, n_names, sizeof *names, by_name, (void *)t);
+    uint32_t *node_rank = xcalloc((size_t)t->n_strings + 1, sizeof *node_rank);
+    uint32_t nodes = 0;
+    for (uint32_t i = 0; i < n_names; i++)
+        if (i == 0 || names[i] != names[i - 1])
+            node_rank[names[i]] = nodes++;
+    uint64_t *seen = xcalloc((size_t)nodes + 1, sizeof *seen);
+    uint64_t *key = xmalloc_array((size_t)s->n + 1, sizeof *key);
+    for (uint32_t e = 0; e < s->n; e++) {
+        uint32_t node = node_rank[t->threads[t->events[e].thread].node];
+        key[e] = seen[node]++ * nodes + node;
+    }
+    s->at_rank = xmalloc_array((size_t)s->n + 1, sizeof(uint32_t));
+    s->rank = xmalloc_array((size_t)s->n + 1, sizeof(uint32_t));
+    for (uint32_t e = 0; e < s->n; e++)
+        s->at_rank[e] = e;
+    qsort_r(s->at_rank, s->n, sizeof *s->at_rank, by_key, key);
+    for (uint32_t r = 0; r < s->n; r++)
+        s->rank[s->at_rank[r]] = r;
+    free(key);
+    free(seen);
+    free(node_rank);
+    free(names);
+}
+
 scheduler *scheduler_new(const trace *t, const hb_model *m)
 {
     scheduler *s = xcalloc(1, sizeof *s);
@@ -186,6 +239,7 @@ scheduler *scheduler_new(const trace *t, const hb_model *m)
     index_sections(s);
     index_alternatives(s);
     find_delayed(s);
+    input_order(s);
     size_t n = (size_t)s->n + 1, groups = (size_t)m->n_lock_groups + 1;
     s->indeg = xmalloc_array(n, sizeof(uint32_t));
     s->flag = xmalloc(n);
@@ -208,6 +262,7 @@ void scheduler_free(scheduler *s)
     free(s->out_start); free(s->out); free(s->in_start); free(s->in);
     free(s->acquire_of); free(s->release_of); free(s->group_of);
     free(s->indeg); free(s->flag); free(s->heap); free(s->held); free(s->delayed_from);
+    free(s->rank); free(s->at_rank);
     free(s->feeds_start); free(s->feeds); free(s->gated); free(s->wait_of);
     free(s->chosen); free(s->used); free(s->parked_waits); free(s->holder);
     free(s->pending); free(s->wait_head); free(s->pin_head);
@@ -222,7 +277,7 @@ uint64_t scheduler_steps(const scheduler *s)
 
 /* ---- the ready events: a heap ------------------------------------------------ */
 
-/* Events of a thread inside a section come first, lowest event id first
+/* Events of a thread inside a section come first, in input_order()
  * within each rank: a thread that holds a lock runs until it lets go, so
  * that a greedy order does not leave two threads each waiting for the
  * other's lock where running one of them on would not.  Last come the
@@ -232,9 +287,9 @@ uint64_t scheduler_steps(const scheduler *s)
 static uint64_t key_of(const scheduler *s, uint32_t e)
 {
     const event *ev = &s->t->events[e];
-    uint64_t rank = ev->pos >= s->delayed_from[ev->thread] ? 2
-                    : s->held[ev->thread] ? 0 : 1;
-    return rank << 32 | e;
+    uint64_t first = ev->pos >= s->delayed_from[ev->thread] ? 2
+                     : s->held[ev->thread] ? 0 : 1;
+    return first << 32 | s->rank[e];
 }
 
 static void heap_push(scheduler *s, uint32_t e)
@@ -265,7 +320,7 @@ static uint32_t heap_pop(scheduler *s)
     }
     if (s->heap_n)
         s->heap[i] = last;
-    return (uint32_t)top;
+    return s->at_rank[(uint32_t)top];
 }
 
 /* ---- one run ------------------------------------------------------------------ */
@@ -372,18 +427,23 @@ static void play(scheduler *s, run_state *r, uint32_t e)
 static int may_wake(scheduler *s, uint32_t e)
 {
     const wait_info *w = &s->t->waits[s->wait_of[e]];
+    uint32_t best = NO_EVENT; /* the first in input_order(): the choice
+                                 must not depend on how the list was built */
     for (uint32_t k = 0; k < w->n_notifies; k++) {
         uint32_t n = w->notifies[k];
         int all = s->t->events[n].kind == EV_NOTIFYALL;
         int played = !s->m->kept[n] || (s->flag[n] & DONE);
-        if (played && (all || !s->used[n])) {
-            s->used[n] = !all;
-            s->chosen[e] = n;
-            return 1;
-        }
+        if (played && (all || !s->used[n]) &&
+            (best == NO_EVENT || s->rank[n] < s->rank[best]))
+            best = n;
     }
-    s->parked_waits[s->n_parked_waits++] = e;
-    return 0;
+    if (best == NO_EVENT) {
+        s->parked_waits[s->n_parked_waits++] = e;
+        return 0;
+    }
+    s->used[best] = s->t->events[best].kind != EV_NOTIFYALL;
+    s->chosen[e] = best;
+    return 1;
 }
 
 static int may_enter(scheduler *s, const run_state *r, uint32_t e)
