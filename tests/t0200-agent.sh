@@ -4,8 +4,9 @@
 # exception too), ReentrantLock and read/write locks, wait/notify and
 # Condition, thread start/join, executors/futures/latches/
 # CompletableFuture, blocking queues and deques, datagrams, a two-process
-# TCP exchange with message handlers (message and handler races), and an
-# atomicity violation — and run under the agent; spider's groups must be
+# TCP exchange with message handlers (message and handler races), a
+# socket read that brings two messages to a handler, and an atomicity
+# violation — and run under the agent; spider's groups must be
 # exactly the planted ones (tests/agent/check.py reads them from the
 # program's comments), every receive matched, no anomaly.  A bad option
 # is refused naming it; a JVM killed with SIGKILL leaves a trace spider
@@ -51,6 +52,11 @@ for p in Fields Monitors Locks WaitNotify Threads Tasks Queues Datagrams Atomici
         not_ok "$p: the program failed under the agent: $(tail -n 3 "$TMP/$p.log")"
     fi
 done
+
+# one socket read that brings two messages: the second handler call is not recorded
+if trace Buffered Buffered ,handlers=Buffered.handleA --; then ok; analyse Buffered; else
+    not_ok "Buffered: the program failed under the agent: $(tail -n 3 "$TMP/Buffered.log")"
+fi
 
 # two processes: the server's port goes through a file
 H=,handlers=Sockets.handleA:Sockets.handleB

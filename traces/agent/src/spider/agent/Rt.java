@@ -662,7 +662,9 @@ public final class Rt {
         TState s = st();
         if (s == null) return;
         String[] m = inflight(q, e, true);
-        if (m == null) return;
+        // a thread's hand-off to itself is ordered by its program order: a
+        // receive would add nothing but message races with its real ones
+        if (m == null || m[1].equals(s.thread)) return;
         s.busy = true;
         try {
             realRecvStart(s);
@@ -676,7 +678,7 @@ public final class Rt {
         TState s = st();
         if (s == null) return;
         String[] m = inflight(q, e, false);
-        if (m == null || m[0].equals(s.lastPeek)) return;
+        if (m == null || m[0].equals(s.lastPeek) || m[1].equals(s.thread)) return;
         s.busy = true;
         try {
             s.lastPeek = m[0];
@@ -755,7 +757,7 @@ public final class Rt {
 
         private void start() {
             TState s = st();
-            if (s == null) return;
+            if (s == null || src.equals(s.thread)) return;   // run by its submitter
             s.busy = true;
             try {
                 realRecvStart(s);
