@@ -578,18 +578,81 @@ static int by_group(const void *x, const void *y, void *ctx);
  * seconds of work on a trace that needs them all. */
 enum { SCHEDULE_BUDGET_STEPS = 400000000 };
 
-/* Whether some run found by scheduling satisfies Φ ∧ q: a conjunction
- * whole, a disjunction atom by atom. */
-static int schedule_satisfies(scheduler *s, const hb_query *q)
+/* The runs found so far, newest kept: each is a solution of Φ, so a later
+ * query whose atoms hold in one of them is SAT without scheduling again
+ * (most candidates of a group fall to a handful of runs).  At most
+ * FOUND_RUNS of them, and 256 MB of steps. */
+enum { FOUND_RUNS = 8 };
+typedef struct found_runs {
+    uint32_t *value[FOUND_RUNS];     /* steps by event, or NULL */
+    uint32_t n, next, max;
+} found_runs;
+
+static void found_runs_init(found_runs *f, uint32_t n_events)
 {
+    memset(f, 0, sizeof *f);
+    uint64_t fit = ((uint64_t)256 << 20) / ((uint64_t)n_events * 4 + 4);
+    f->max = fit < FOUND_RUNS ? (uint32_t)fit : FOUND_RUNS;
+}
+
+static void found_runs_free(found_runs *f)
+{
+    for (uint32_t i = 0; i < FOUND_RUNS; i++)
+        free(f->value[i]);
+}
+
+/* Whether the atoms of q hold in the steps v (all of them, or one for a
+ * disjunction). */
+static int atoms_hold(const hb_query *q, const uint32_t *v)
+{
+    for (uint32_t k = 0; k < q->n_atoms; k++) {
+        uint32_t a = v[q->ev[q->atoms[k].i]], b = v[q->ev[q->atoms[k].j]];
+        int holds = q->atoms[k].kind == ATOM_LESS ? a < b
+                    : q->atoms[k].kind == ATOM_LESS_EQ ? a <= b : a == b;
+        if (holds == q->any)
+            return holds;
+    }
+    return !q->any;
+}
+
+/* Schedules Φ ∧ q into the next slot of f, kept when a run is found. */
+static int schedule_into(scheduler *s, found_runs *f, const hb_query *q,
+                         uint32_t n_events)
+{
+    uint32_t *slot = NULL;
+    if (f->max) {
+        if (!f->value[f->next])
+            f->value[f->next] = xmalloc_array((size_t)n_events + 1, sizeof(uint32_t));
+        slot = f->value[f->next];
+    }
+    if (!scheduler_run(s, q, slot))
+        return 0;
+    if (f->max) {
+        f->next = (f->next + 1) % f->max;
+        f->n += f->n < f->max;
+    }
+    return 1;
+}
+
+/* Whether some run satisfies Φ ∧ q: one found before, or a new one (a
+ * conjunction whole, a disjunction atom by atom). */
+static int schedule_satisfies(const engine_run *run, scheduler *s,
+                              found_runs *f, const hb_query *q)
+{
+    for (uint32_t i = 0; i < q->n_events; i++)
+        if (!run->m->kept[q->ev[i]])
+            return 0;
+    for (uint32_t i = 0; i < f->n; i++)
+        if (atoms_hold(q, f->value[i]))
+            return 1;
     if (!q->any)
-        return scheduler_run(s, q, NULL);
+        return schedule_into(s, f, q, run->t->n_events);
     for (uint32_t k = 0; k < q->n_atoms; k++) {
         hb_query one = *q;
         one.n_atoms = 1;
         one.any = 0;
         one.atoms[0] = q->atoms[k];
-        if (scheduler_run(s, &one, NULL))
+        if (schedule_into(s, f, &one, run->t->n_events))
             return 1;
     }
     return 0;
@@ -627,6 +690,8 @@ static void run_schedules(engine_run *run, hb_answer *qa, hb_answer *verdict)
     if (progress) /* what the shortcuts decided, and what Z3 would skip */
         atomic_store(&progress->done, run->n - n);
     scheduler *s = scheduler_new(run->t, run->m);
+    found_runs found;
+    found_runs_init(&found, run->t->n_events);
     for (uint32_t i = 0; i < n && !engine_stopped(run) &&
                          scheduler_steps(s) < SCHEDULE_BUDGET_STEPS; i++) {
         uint32_t c = order[i];
@@ -638,7 +703,7 @@ static void run_schedules(engine_run *run, hb_answer *qa, hb_answer *verdict)
         for (unsigned k = 0; k < engine_n_queries(run, c); k++) {
             size_t id = engine_query_id(run, c, k);
             hb_query q = engine_query(run, c, k);
-            if (qa[id] == ANSWER_UNKNOWN && schedule_satisfies(s, &q))
+            if (qa[id] == ANSWER_UNKNOWN && schedule_satisfies(run, s, &found, &q))
                 qa[id] = ANSWER_SAT;
         }
         verdict[c] = verdict_of(run, c, qa);
@@ -649,6 +714,7 @@ static void run_schedules(engine_run *run, hb_answer *qa, hb_answer *verdict)
         }
     }
     scheduler_free(s);
+    found_runs_free(&found);
     free(best);
     free(order);
 }
@@ -1193,9 +1259,11 @@ static void generate_all(engine_run *run)
                 if (s->enabled[k] && analyses[k]->generate_batch)
                     analyses[k]->generate_batch(run, b, focused);
         }
-        /* candidates kind by kind again (number_queries) */
-        engine_counting_sort(run->c, run->n, sizeof *run->c, RACE_KINDS,
-                             kind_key, NULL);
+        /* candidates kind by kind again (number_queries); after a stop
+         * nothing is decided and the order does not matter */
+        if (!engine_stopped(run))
+            engine_counting_sort(run->c, run->n, sizeof *run->c, RACE_KINDS,
+                                 kind_key, NULL);
     }
 }
 

@@ -573,7 +573,9 @@ int scheduler_run(scheduler *s, const hb_query *q, uint32_t *value)
         if (s->m->kept[e] && s->indeg[e] == 0)
             make_ready(s, &r, e);
     for (;;) {
-        if (r.focused && r.q_left == 0)
+        /* the query's events are played, or what they need waits for
+         * something they do not (a send, a NOTIFY): the rest too */
+        if (r.focused && (r.q_left == 0 || s->heap_n == 0))
             unfocus(s, &r);
         if (s->heap_n == 0)
             break;
