@@ -585,6 +585,7 @@ enum { SCHEDULE_BUDGET_STEPS = 400000000 };
 enum { FOUND_RUNS = 8 };
 typedef struct found_runs {
     uint32_t *value[FOUND_RUNS];     /* steps by event, or NULL */
+    uint32_t *scratch;               /* the run being tried */
     uint32_t n, next, max;
 } found_runs;
 
@@ -599,6 +600,7 @@ static void found_runs_free(found_runs *f)
 {
     for (uint32_t i = 0; i < FOUND_RUNS; i++)
         free(f->value[i]);
+    free(f->scratch);
 }
 
 /* Whether the atoms of q hold in the steps v (all of them, or one for a
@@ -615,19 +617,19 @@ static int atoms_hold(const hb_query *q, const uint32_t *v)
     return !q->any;
 }
 
-/* Schedules Φ ∧ q into the next slot of f, kept when a run is found. */
+/* Schedules Φ ∧ q into f's scratch; a run found takes the place of the
+ * oldest kept one (a failed attempt leaves the kept runs as they were). */
 static int schedule_into(scheduler *s, found_runs *f, const hb_query *q,
                          uint32_t n_events)
 {
-    uint32_t *slot = NULL;
-    if (f->max) {
-        if (!f->value[f->next])
-            f->value[f->next] = xmalloc_array((size_t)n_events + 1, sizeof(uint32_t));
-        slot = f->value[f->next];
-    }
-    if (!scheduler_run(s, q, slot))
+    if (f->max && !f->scratch)
+        f->scratch = xmalloc_array((size_t)n_events + 1, sizeof(uint32_t));
+    if (!scheduler_run(s, q, f->scratch))
         return 0;
     if (f->max) {
+        uint32_t *evicted = f->value[f->next];
+        f->value[f->next] = f->scratch;
+        f->scratch = evicted;
         f->next = (f->next + 1) % f->max;
         f->n += f->n < f->max;
     }

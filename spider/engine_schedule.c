@@ -64,6 +64,10 @@ struct scheduler {
     uint32_t *delayed_from;     /* thread -> position from which it comes
                                    last (key_of), or UINT32_MAX */
     uint32_t *holder;           /* group -> thread + 1 holding it, or 0 */
+    uint32_t *inside;           /* group -> that thread's sections of it
+                                   open (several on the chains of one
+                                   thread in the floating model: Φ
+                                   excludes only other threads) */
     uint32_t *pending;          /* group -> needed sections not yet left */
     uint32_t *wait_head, *pin_head; /* group -> parked acquires */
     uint32_t *next_parked;      /* event -> next parked on the same list */
@@ -92,6 +96,21 @@ static void build_adjacency(scheduler *s, const hb_edge *edges, uint32_t n_edges
     for (uint32_t i = 0; i < n_edges; i++) {
         s->out[s->out_start[edges[i].before + 1]++] = edges[i].after;
         s->in[s->in_start[edges[i].after + 1]++] = edges[i].before;
+    }
+}
+
+/* A lock section whose acquire and release lie on different chains (the
+ * floating model: a LOCK outside a handler, its UNLOCK inside one) has
+ * no order of its own in Φ, yet holding a lock means from the one to the
+ * other: the scheduler plays its acquire first (an edge Φ lacks, so a run
+ * found still satisfies Φ; only some runs are not looked for). */
+static void section_edges(const trace *t, const hb_model *m, hb_edge_list *l)
+{
+    for (uint32_t i = 0; i < m->n_lock_sections; i++) {
+        const lock_section *x = &m->lock_sections[i];
+        if (hb_chain_of(t, m->handlers, x->acquire) !=
+            hb_chain_of(t, m->handlers, (uint32_t)x->release))
+            hb_edge_list_add(l, x->acquire, (uint32_t)x->release);
     }
 }
 
@@ -235,7 +254,12 @@ scheduler *scheduler_new(const trace *t, const hb_model *m)
     s->t = t;
     s->m = m;
     s->n = t->n_events;
-    build_adjacency(s, m->edges, m->n_edges);
+    hb_edge_list edges = {0};
+    for (uint32_t i = 0; i < m->n_edges; i++)
+        hb_edge_list_add(&edges, m->edges[i].before, m->edges[i].after);
+    section_edges(t, m, &edges);
+    build_adjacency(s, edges.v, edges.n);
+    free(edges.v);
     index_sections(s);
     index_alternatives(s);
     find_delayed(s);
@@ -246,6 +270,7 @@ scheduler *scheduler_new(const trace *t, const hb_model *m)
     s->heap = xmalloc_array(n, sizeof(uint64_t));
     s->held = xmalloc_array((size_t)t->n_threads + 1, sizeof(uint32_t));
     s->holder = xmalloc_array(groups, sizeof(uint32_t));
+    s->inside = xmalloc_array(groups, sizeof(uint32_t));
     s->pending = xmalloc_array(groups, sizeof(uint32_t));
     s->wait_head = xmalloc_array(groups, sizeof(uint32_t));
     s->pin_head = xmalloc_array(groups, sizeof(uint32_t));
@@ -265,6 +290,7 @@ void scheduler_free(scheduler *s)
     free(s->rank); free(s->at_rank);
     free(s->feeds_start); free(s->feeds); free(s->gated); free(s->wait_of);
     free(s->chosen); free(s->used); free(s->parked_waits); free(s->holder);
+    free(s->inside);
     free(s->pending); free(s->wait_head); free(s->pin_head);
     free(s->next_parked); free(s->deferred); free(s->stack);
     free(s);
@@ -386,15 +412,19 @@ static void play(scheduler *s, run_state *r, uint32_t e)
     uint32_t thread = s->t->events[e].thread;
     int32_t sec = s->acquire_of[e];
     if (sec >= 0) {
-        s->holder[s->group_of[sec]] = thread + 1;
+        uint32_t g = s->group_of[sec];
+        s->holder[g] = thread + 1;
+        s->inside[g]++;
         s->held[thread]++;
     }
     sec = s->release_of[e];
     if (sec >= 0) {
         uint32_t g = s->group_of[sec];
-        s->holder[g] = 0;
         s->held[thread]--;
-        unpark(s, &s->wait_head[g]);
+        if (--s->inside[g] == 0) {
+            s->holder[g] = 0;
+            unpark(s, &s->wait_head[g]);
+        }
         if (r->focused && (s->flag[s->m->lock_sections[sec].acquire] & NEEDED) &&
             (s->flag[e] & NEEDED) && --s->pending[g] == 0)
             unpark(s, &s->pin_head[g]);
@@ -531,6 +561,7 @@ static void reset(scheduler *s, run_state *r)
     memset(s->held, 0, sizeof(uint32_t) * s->t->n_threads);
     for (uint32_t g = 0; g < m->n_lock_groups; g++) {
         s->holder[g] = 0;
+        s->inside[g] = 0;
         s->pending[g] = 0;
         s->wait_head[g] = s->pin_head[g] = NO_EVENT;
     }
