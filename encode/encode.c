@@ -535,7 +535,8 @@ static void wait_notify(builder *b)
     uint32_t *bool_of = xmalloc(sizeof(uint32_t) * (t->n_waits + 1));
     hb_lit *lits = NULL;
     uint32_t lits_cap = 0, choices_cap = 0;
-    for (uint32_t i = 0; i < t->n_waits; i++) {
+    uint32_t i = 0; /* a stop is heeded every 256 WAITs (quadratic work) */
+    for (; i < t->n_waits && !((i & 255) == 0 && stopped(b)); i++) {
         const wait_info *w = &t->waits[i];
         bool_of[i] = m->n_bools;
         if (!m->kept[w->wait] || w->n_notifies == 0)
@@ -553,7 +554,8 @@ static void wait_notify(builder *b)
         add_clause(b, count, lits, w->n_notifies);
         m->n_bools += w->n_notifies;
     }
-    at_most_one_wait(b, bool_of, &choices_cap);
+    if (i == t->n_waits) /* else stopped: the model is incomplete anyway */
+        at_most_one_wait(b, bool_of, &choices_cap);
     free(lits);
     free(bool_of);
 }

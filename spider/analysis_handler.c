@@ -375,8 +375,8 @@ static uint32_t high_word(const void *k, const void *ctx)
  * p < q local numbers, sorted by q then p: a run of leaf handlers p, p+1,
  * ... racing with one q covers [p1, p2) x [q, hi(q)) at once (cover_pair
  * of a leaf p < q: neither is nested in the other). */
-static void cover_racing(handler_grid *g, const uint32_t (*pairs)[2],
-                         uint32_t n)
+static void cover_racing(engine_run *run, handler_grid *g,
+                         const uint32_t (*pairs)[2], uint32_t n)
 {
     uint64_t *key = xmalloc_array((size_t)n + 1, sizeof *key);
     for (uint32_t k = 0; k < n; k++) {
@@ -385,7 +385,8 @@ static void cover_racing(handler_grid *g, const uint32_t (*pairs)[2],
     }
     engine_counting_sort(key, n, sizeof *key, g->n, low_word, NULL);
     engine_counting_sort(key, n, sizeof *key, g->n, high_word, NULL);
-    for (uint32_t k = 0; k < n;) {
+    uint32_t tick = 0; /* the stop is checked every 4096 pairs */
+    for (uint32_t k = 0; k < n && ((++tick & 4095) || !engine_stopped(run));) {
         uint32_t q = (uint32_t)(key[k] >> 32), p = (uint32_t)key[k++];
         if (g->hi[p] != p + 1) {
             cover_pair(g, p, q);
@@ -419,7 +420,7 @@ static void sweep_thread(engine_run *run, const handler_races *hr,
         }
     handler_grid g = {0};
     build_grid(run, hr, tid, &g);
-    cover_racing(&g, (const uint32_t (*)[2])pairs, m);
+    cover_racing(run, &g, (const uint32_t (*)[2])pairs, m);
     sweep(run, &g);
     free_grid(&g);
     free(pairs);

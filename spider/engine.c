@@ -691,6 +691,10 @@ static void run_schedules(engine_run *run, hb_answer *qa, hb_answer *verdict)
     run_progress *progress = run->o->progress;
     if (progress) /* what the shortcuts decided, and what Z3 would skip */
         atomic_store(&progress->done, run->n - n);
+    /* groups where a candidate was left to Z3: their later ones are too,
+     * so that Z3 meets them in its order and the group's first instance
+     * that holds is the one it would have found (the one shown) */
+    uint8_t *left = xcalloc(run->g->n + 1, 1);
     scheduler *s = scheduler_new(run->t, run->m);
     found_runs found;
     found_runs_init(&found, run->t->n_events);
@@ -700,7 +704,8 @@ static void run_schedules(engine_run *run, hb_answer *qa, hb_answer *verdict)
         const candidate *cd = &run->c[c];
         if (progress)
             atomic_fetch_add_explicit(&progress->done, 1, memory_order_relaxed);
-        if (dedup && cd->dedupable && best[cd->group] <= cd->rank)
+        if (dedup && cd->dedupable &&
+            (best[cd->group] <= cd->rank || left[cd->group]))
             continue;
         for (unsigned k = 0; k < engine_n_queries(run, c); k++) {
             size_t id = engine_query_id(run, c, k);
@@ -713,10 +718,13 @@ static void run_schedules(engine_run *run, hb_answer *qa, hb_answer *verdict)
             run->r->summary.by_shortcut_sat++;
             if (cd->rank < best[cd->group])
                 best[cd->group] = cd->rank;
+        } else { /* Z3 takes the group on from here, in its order */
+            left[cd->group] = 1;
         }
     }
     scheduler_free(s);
     found_runs_free(&found);
+    free(left);
     free(best);
     free(order);
 }

@@ -157,11 +157,22 @@ for th in range(2):
                 {"thread": "t%d@n" % th, "type": "W", "variable": "x", "loc": "X%d" % th},
                 {"thread": "t%d@n" % th, "type": "UNLOCK", "variable": "L"}]
 write("sections12000", evs)
+# Two writes of z that cannot meet, yet neither a shortcut nor a run
+# found by scheduling says so (only Z3): each thread holds one of M1, M2
+# at its write and takes the other after it.
+def deadlock_pair(name, th):
+    first, second = ("M1", "M2") if th == 0 else ("M2", "M1")
+    return [{"thread": name, "type": "LOCK", "variable": first},
+            {"thread": name, "type": "W", "variable": "z", "loc": "Z%d" % th},
+            {"thread": name, "type": "LOCK", "variable": second},
+            {"thread": name, "type": "UNLOCK", "variable": second},
+            {"thread": name, "type": "UNLOCK", "variable": first}]
 # locks past --eager-locks (default 65,536 clauses) whose answers need Z3:
 # a race on y outside 1,000 sections per thread (Y0 vs Y1, Y0 vs YR1, Y1
-# vs YR0 race, by hand: each thread's sections may all come first), and
-# inside the first and last of 400 (no race: the lock orders them; with
-# --solver=z3, Z3 must learn the clauses that say so)
+# vs YR0 race, by hand: each thread's sections may all come first; a run
+# found by scheduling shows them) and Z0/Z1 after them, which only Z3
+# rules out; and inside the first and last of 400 (no race: the lock
+# orders them; with --solver=z3, Z3 must learn the clauses that say so)
 evs = []
 for th in range(2):
     name = "t%d@n" % th
@@ -171,6 +182,7 @@ for th in range(2):
                 {"thread": name, "type": "W", "variable": "x", "loc": "X%d" % th},
                 {"thread": name, "type": "UNLOCK", "variable": "L"}]
     evs.append({"thread": name, "type": "R", "variable": "y", "loc": "YR%d" % th})
+    evs += deadlock_pair(name, th)
 write("lazy-sat", evs)
 evs = []
 for th in range(2):
@@ -316,11 +328,12 @@ if p.returncode == 0:
 sys.exit(0 if p.returncode == 3 and json.loads(out)["summary"]["partial"] and ms <= 2000 else 1)
 PY
 
-# SIGTERM inside one long Z3 call: a race on y beside 12,000 sections per
-# thread (R orders y, so Z3 decides it: ~30 s of asserting the chains,
-# during which Z3 4.8 heeds no interrupt), and Φ's consistency check with
-# --solver=z3 (3,000 sections, ~2 s).  The call is left running and the
-# partial report is out within 2 s.
+# SIGTERM inside one long Z3 call: two writes of z beside 12,000 sections
+# per thread that only Z3 rules out (each thread holds one of M1, M2 and
+# takes the other: ~30 s of asserting the chains, during which Z3 4.8
+# heeds no interrupt), and Φ's consistency check with --solver=z3 (3,000
+# sections, ~2 s).  The call is left running and the partial report is
+# out within 2 s.
 python3 - "$SPIDER" "$TMP" <<'PY' && ok || not_ok "SIGTERM inside a Z3 call"
 import json, signal, subprocess, sys, time
 spider, tmp = sys.argv[1].split(), sys.argv[2]
@@ -337,6 +350,13 @@ for n, args, at in ((12000, [], 2.0), (3000, ["--solver=z3"], 0.6)):
                           {"thread": name, "type": "UNLOCK", "variable": "L"}):
                     f.write(json.dumps(e) + "\n")
             f.write(json.dumps({"thread": name, "type": "R", "variable": "y", "loc": "YR%d" % th}) + "\n")
+            first, second = ("M1", "M2") if th == 0 else ("M2", "M1")
+            for e in ({"thread": name, "type": "LOCK", "variable": first},
+                      {"thread": name, "type": "W", "variable": "z", "loc": "Z%d" % th},
+                      {"thread": name, "type": "LOCK", "variable": second},
+                      {"thread": name, "type": "UNLOCK", "variable": second},
+                      {"thread": name, "type": "UNLOCK", "variable": first}):
+                f.write(json.dumps(e) + "\n")
     p = subprocess.Popen(spider + ["-f", "json"] + args + [path],
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     time.sleep(at)
