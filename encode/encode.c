@@ -8,6 +8,8 @@
 #include "../traces/alloc.h"
 #include "../traces/text.h"
 
+#include <uthash.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,7 +26,7 @@ typedef struct builder {
 static void count_origin(hb_counts *c, hb_origin origin)
 {
     uint64_t *field[] = {&c->program_order, &c->thread_sync, &c->messages,
-                         &c->locks, &c->wait_notify};
+                         &c->locks, &c->wait_notify, &c->implied};
     (*field[origin])++;
 }
 
@@ -560,6 +562,273 @@ static void wait_notify(builder *b)
     free(bool_of);
 }
 
+/* ---- edges the clauses imply ------------------------------------------ */
+
+/* Events by chain (hb_chain_of()), then position: the order U has. */
+typedef struct chain_order {
+    const trace *t;
+    handler_model handlers;
+} chain_order;
+
+static int by_chain_pos(const void *x, const void *y, void *ctx)
+{
+    const chain_order *o = ctx;
+    uint32_t ex = *(const uint32_t *)x, ey = *(const uint32_t *)y;
+    uint32_t ca = hb_chain_of(o->t, o->handlers, ex);
+    uint32_t cb = hb_chain_of(o->t, o->handlers, ey);
+    if (ca != cb)
+        return ca < cb ? -1 : 1;
+    uint32_t pa = o->t->events[ex].pos, pb = o->t->events[ey].pos;
+    return pa < pb ? -1 : pa > pb;
+}
+
+/* Waits (indexes into t->waits) by object, then chain and position. */
+static int by_object_chain_pos(const void *x, const void *y, void *ctx)
+{
+    const chain_order *o = ctx;
+    uint32_t ex = o->t->waits[*(const uint32_t *)x].wait;
+    uint32_t ey = o->t->waits[*(const uint32_t *)y].wait;
+    int32_t oa = o->t->events[ex].object, ob = o->t->events[ey].object;
+    if (oa != ob)
+        return oa < ob ? -1 : 1;
+    return by_chain_pos(&ex, &ey, ctx);
+}
+
+/* The waits of one chain on one object, waits[0 .. n) in program order,
+ * share their candidates (every NOTIFY/NOTIFYALL on the object of another
+ * thread).  The k-th of them and the k-1 before it each follow a
+ * candidate, a distinct one since a NOTIFY wakes at most one WAIT (k is 1
+ * when a NOTIFYALL is among them), so at least k candidates precede the
+ * k-th wait.  Of the c candidates on a chain C, at least r = k - (all - c)
+ * are among those, and C's are in program order: C's r-th precedes the
+ * k-th wait, in every solution of Φ.  (Chains, not threads: in the
+ * floating model a thread's handlers are unordered.)  A solver finds
+ * such an edge only by case splits (the pigeonhole principle), the
+ * shortcuts and the scheduler not at all. */
+static void implied_by_waits(builder *b, const uint32_t *waits, uint32_t n)
+{
+    const trace *t = b->t;
+    const wait_info *first = &t->waits[waits[0]];
+    uint32_t all = first->n_notifies, *cand;
+    int any_all = 0;
+    for (uint32_t i = 0; i < all; i++) {
+        if (!b->m->kept[first->notifies[i]])
+            return; /* pruned away: nothing to say about it */
+        any_all |= t->events[first->notifies[i]].kind == EV_NOTIFYALL;
+    }
+    chain_order o = {t, b->m->handlers};
+    cand = xmalloc_array((size_t)all + 1, sizeof *cand);
+    memcpy(cand, first->notifies, sizeof *cand * all);
+    qsort_r(cand, all, sizeof *cand, by_chain_pos, &o);
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t w = t->waits[waits[i]].wait;
+        if (!b->m->kept[w])
+            continue;
+        k = any_all ? 1 : k + 1;
+        for (uint32_t lo = 0, hi; lo < all; lo = hi) {
+            for (hi = lo; hi < all && hb_chain_of(t, o.handlers, cand[hi]) ==
+                                       hb_chain_of(t, o.handlers, cand[lo]); hi++)
+                ;
+            uint32_t c = hi - lo;
+            if (k + c > all) {   /* r = k - (all - c) >= 1 */
+                uint32_t r = k + c - all;
+                add_edge(b, ORIGIN_IMPLIED, cand[lo + (r < c ? r : c) - 1], w);
+            }
+        }
+        if (any_all)
+            break; /* the first wait's edges hold for the later ones */
+    }
+    free(cand);
+}
+
+/* A lock section of the model, by where it runs: its chain, its group,
+ * its acquire's and release's positions.  Sections of one lock on one
+ * chain do not overlap, so by acquire they are also by release. */
+typedef struct placed_section {
+    uint32_t chain, group, acquire, release, acquire_pos, release_pos;
+} placed_section;
+
+static int by_chain_group_pos(const void *x, const void *y)
+{
+    const placed_section *a = x, *b = y;
+    if (a->chain != b->chain)
+        return a->chain < b->chain ? -1 : 1;
+    if (a->group != b->group)
+        return a->group < b->group ? -1 : 1;
+    return a->acquire_pos < b->acquire_pos ? -1 : a->acquire_pos > b->acquire_pos;
+}
+
+typedef struct implied_edge {
+    uint64_t key;               /* before << 32 | after */
+    UT_hash_handle hh;
+} implied_edge;
+
+typedef struct lock_closure {
+    placed_section *s;          /* by chain, group, position */
+    uint32_t *chain_start;      /* chain -> its first entry in s */
+    implied_edge *added;        /* the edges added, to add each once */
+    uint64_t budget;            /* edges still allowed */
+} lock_closure;
+
+/* In s[lo, hi), the sections of one group on one chain: the last whose
+ * acquire is at or before pos, or -1. */
+static int64_t last_acquired_by(const placed_section *s, uint32_t lo, uint32_t hi,
+                                uint32_t pos)
+{
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (s[mid].acquire_pos <= pos)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return (int64_t)lo - 1;
+}
+
+/* ... the first whose release is at or after pos, or hi. */
+static uint32_t first_released_from(const placed_section *s, uint32_t lo,
+                                    uint32_t hi, uint32_t pos)
+{
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (s[mid].release_pos < pos)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void add_implied_once(builder *b, lock_closure *c, uint32_t before,
+                             uint32_t after)
+{
+    uint64_t key = (uint64_t)before << 32 | after;
+    implied_edge *e;
+    HASH_FIND(hh, c->added, &key, sizeof key, e);
+    if (e || c->budget == 0)
+        return;
+    e = xmalloc(sizeof *e);
+    e->key = key;
+    HASH_ADD(hh, c->added, key, sizeof e->key, e);
+    c->budget--;
+    add_edge(b, ORIGIN_IMPLIED, before, after);
+}
+
+/* Edge x -> y between two chains: for each lock both use, section A of
+ * x's chain acquired at or before x and section B of y's chain released
+ * at or after y (the last and the first such) are in different threads
+ * and A's acquire precedes B's release, so B cannot run wholly before A:
+ * A's release precedes B's acquire in every solution of Φ. */
+static void close_edge(builder *b, lock_closure *c, uint32_t x, uint32_t y)
+{
+    const trace *t = b->t;
+    handler_model hm = b->m->handlers;
+    uint32_t cx = hb_chain_of(t, hm, x), cy = hb_chain_of(t, hm, y);
+    const placed_section *s = c->s;
+    uint32_t i = c->chain_start[cx], i_end = c->chain_start[cx + 1];
+    uint32_t j = c->chain_start[cy], j_end = c->chain_start[cy + 1];
+    while (i < i_end && j < j_end) {
+        if (s[i].group != s[j].group) {
+            if (s[i].group < s[j].group)
+                i++;
+            else
+                j++;
+            continue;
+        }
+        uint32_t g = s[i].group, i_hi = i, j_hi = j;
+        while (i_hi < i_end && s[i_hi].group == g)
+            i_hi++;
+        while (j_hi < j_end && s[j_hi].group == g)
+            j_hi++;
+        int64_t a = last_acquired_by(s, i, i_hi, t->events[x].pos);
+        uint32_t bb = first_released_from(s, j, j_hi, t->events[y].pos);
+        if (a >= (int64_t)i && bb < j_hi &&
+            t->events[s[a].acquire].thread != t->events[s[bb].acquire].thread)
+            add_implied_once(b, c, s[a].release, s[bb].acquire);
+        i = i_hi;
+        j = j_hi;
+    }
+}
+
+/* The lock sections of the model that begin and end on one chain, by
+ * chain, group and position; chain_start indexes them. */
+static void place_sections(const builder *b, lock_closure *c)
+{
+    const trace *t = b->t;
+    const hb_model *m = b->m;
+    uint32_t chains = hb_chain_count(t, m->handlers), n = 0;
+    c->s = xmalloc_array((size_t)m->n_lock_sections + 1, sizeof *c->s);
+    for (uint32_t g = 0; g < m->n_lock_groups; g++)
+        for (uint32_t k = 0; k < m->lock_groups[g].n; k++) {
+            const lock_section *x = &m->lock_sections[m->lock_groups[g].first + k];
+            uint32_t ca = hb_chain_of(t, m->handlers, x->acquire);
+            if (ca != hb_chain_of(t, m->handlers, (uint32_t)x->release))
+                continue;
+            c->s[n++] = (placed_section){ca, g, x->acquire, (uint32_t)x->release,
+                                         t->events[x->acquire].pos,
+                                         t->events[x->release].pos};
+        }
+    qsort(c->s, n, sizeof *c->s, by_chain_group_pos);
+    c->chain_start = xcalloc((size_t)chains + 2, sizeof *c->chain_start);
+    for (uint32_t i = 0; i < n; i++)
+        c->chain_start[c->s[i].chain + 1]++;
+    for (uint32_t k = 0; k < chains; k++)
+        c->chain_start[k + 1] += c->chain_start[k];
+}
+
+/* Every edge between two chains of one node, those added here included
+ * (the model's edge list is the work list), closed by close_edge(): the
+ * lock order that messages, forks and the waits' edges force. */
+static void implied_by_locks(builder *b)
+{
+    const trace *t = b->t;
+    hb_model *m = b->m;
+    if (m->n_lock_groups == 0)
+        return;
+    lock_closure c = {.budget = 4 * (uint64_t)m->n_kept + 1024};
+    place_sections(b, &c);
+    for (uint32_t i = 0; i < m->n_edges && !((i & 4095) == 0 && stopped(b)); i++) {
+        uint32_t x = m->edges[i].before, y = m->edges[i].after;
+        if (m->edge_origin[i] == ORIGIN_PROGRAM_ORDER ||
+            t->threads[t->events[x].thread].node != t->threads[t->events[y].thread].node ||
+            hb_chain_of(t, m->handlers, x) == hb_chain_of(t, m->handlers, y))
+            continue;
+        close_edge(b, &c, x, y);
+    }
+    implied_edge *e, *tmp;
+    HASH_ITER(hh, c.added, e, tmp) {
+        HASH_DEL(c.added, e);
+        free(e);
+    }
+    free(c.s);
+    free(c.chain_start);
+}
+
+static void implied_edges(builder *b)
+{
+    const trace *t = b->t;
+    uint32_t *order = xmalloc_array((size_t)t->n_waits + 1, sizeof *order);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < t->n_waits; i++)
+        if (t->waits[i].n_notifies)
+            order[n++] = i;
+    chain_order o = {t, b->m->handlers};
+    qsort_r(order, n, sizeof *order, by_object_chain_pos, &o);
+    for (uint32_t lo = 0, hi; lo < n && !stopped(b); lo = hi) {
+        uint32_t w = t->waits[order[lo]].wait;
+        for (hi = lo; hi < n; hi++) {
+            uint32_t x = t->waits[order[hi]].wait;
+            if (t->events[x].object != t->events[w].object ||
+                hb_chain_of(t, o.handlers, x) != hb_chain_of(t, o.handlers, w))
+                break;
+        }
+        implied_by_waits(b, order + lo, hi - lo);
+    }
+    free(order);
+    implied_by_locks(b);
+}
+
 hb_model *hb_model_build(const trace *t, const uint8_t *keep,
                          handler_model handlers)
 {
@@ -585,6 +854,7 @@ hb_model *hb_model_build_until(const trace *t, const uint8_t *keep,
     messages(&b);
     locks(&b);
     wait_notify(&b);
+    implied_edges(&b);
     return m;
 }
 

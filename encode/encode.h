@@ -59,11 +59,14 @@ static inline uint32_t hb_choice_event(const hb_choice *c)
 /* Where a constraint came from (SPEC §3's items). */
 typedef enum hb_origin { ORIGIN_PROGRAM_ORDER, ORIGIN_THREAD_SYNC,
                          ORIGIN_MESSAGES, ORIGIN_LOCKS,
-                         ORIGIN_WAIT_NOTIFY } hb_origin;
+                         ORIGIN_WAIT_NOTIFY,
+                         ORIGIN_IMPLIED /* edges the others imply (no new
+                                           constraint: docs/model.md) */
+} hb_origin;
 
 /* Constraints by origin, for the report. */
 typedef struct hb_counts {
-    uint64_t program_order, thread_sync, messages, locks, wait_notify;
+    uint64_t program_order, thread_sync, messages, locks, wait_notify, implied;
 } hb_counts;
 
 /* The sections of one lock whose mutual exclusion Φ says pairwise: for

@@ -351,9 +351,15 @@ static uint32_t heap_pop(scheduler *s)
 
 /* ---- one run ------------------------------------------------------------------ */
 
+/* How much of the query's focus a run keeps (reset(), unfocus()). */
+enum focus { UNFOCUSED, PINNED, FOCUSED };
+
 typedef struct run_state {
     const hb_query *q;
-    int focused;                /* playing only what the query needs */
+    enum focus focused;         /* FOCUSED: playing only what the query
+                                   needs; PINNED: everything, but sections
+                                   the query's events will run inside
+                                   still wait for the needed others */
     uint32_t q_left;            /* query events not yet scheduled */
     uint32_t step, done;
     uint32_t *value;            /* or NULL */
@@ -374,9 +380,23 @@ static uint32_t partner(const hb_query *q, uint32_t e)
     return NO_EVENT;
 }
 
+/* Whether e is of a node that one of the query's events is of.  Locks
+ * are a node's: a focus elsewhere keeps no section from the query's
+ * events, and would only move the other nodes' runs away from their
+ * observed order (where the greedy order deadlocks more often). */
+static int in_query_node(const scheduler *s, const run_state *r, uint32_t e)
+{
+    const trace *t = s->t;
+    str_id node = t->threads[t->events[e].thread].node;
+    for (uint32_t i = 0; i < r->q->n_events; i++)
+        if (t->threads[t->events[r->q->ev[i]].thread].node == node)
+            return 1;
+    return 0;
+}
+
 static void make_ready(scheduler *s, run_state *r, uint32_t e)
 {
-    if (r->focused && !(s->flag[e] & NEEDED))
+    if (r->focused == FOCUSED && !(s->flag[e] & NEEDED) && in_query_node(s, r, e))
         s->deferred[s->n_deferred++] = e;
     else
         heap_push(s, e);
@@ -497,17 +517,21 @@ static int may_enter(scheduler *s, const run_state *r, uint32_t e)
     return 1;
 }
 
-/* The query's events and what has a path to them: NEEDED. */
-static void mark_needed(scheduler *s, const hb_query *q)
+/* Marks e NEEDED with what has a path to it (U's edges, the query's
+ * atoms as edges); a section whose release becomes NEEDED, and is not
+ * left yet, counts as pending for its lock. */
+static void mark_needed(scheduler *s, const hb_query *q, uint32_t e0)
 {
     uint32_t top = 0;
-    for (uint32_t i = 0; i < q->n_events; i++)
-        if (!(s->flag[q->ev[i]] & NEEDED)) {
-            s->flag[q->ev[i]] |= NEEDED | QUERY;
-            s->stack[top++] = q->ev[i];
-        }
+    if (s->flag[e0] & NEEDED)
+        return;
+    s->flag[e0] |= NEEDED;
+    s->stack[top++] = e0;
     while (top) {
         uint32_t e = s->stack[--top];
+        int32_t sec = s->release_of[e];
+        if (sec >= 0 && !(s->flag[e] & DONE))
+            s->pending[s->group_of[sec]]++;
         for (uint32_t k = s->in_start[e]; k < s->in_start[e + 1]; k++) {
             uint32_t p = s->in[k];
             if (!(s->flag[p] & NEEDED)) {
@@ -522,6 +546,44 @@ static void mark_needed(scheduler *s, const hb_query *q)
                 s->stack[top++] = q->ev[q->atoms[k].i];
             }
     }
+}
+
+/* Whether the section acquire e enters holds a query event of its thread
+ * (then the query does run inside it). */
+static int encloses_query(const scheduler *s, const run_state *r, uint32_t e)
+{
+    const event *acq = &s->t->events[e];
+    const lock_section *x = &s->m->lock_sections[s->acquire_of[e]];
+    uint32_t rel_pos = s->t->events[x->release].pos;
+    for (uint32_t i = 0; i < r->q->n_events; i++) {
+        const event *qe = &s->t->events[r->q->ev[i]];
+        if (qe->thread == acq->thread && qe->pos > acq->pos && qe->pos < rel_pos)
+            return 1;
+    }
+    return 0;
+}
+
+/* The focused run is stuck and an acquire waits for the needed sections
+ * of its lock: those sections may need it (a thread it forks inside, a
+ * message sent from inside), so the query is not to run inside it after
+ * all.  The first such acquire's section becomes needed, to its release,
+ * and the run goes on.  Returns whether there was one. */
+static int promote_pinned(scheduler *s, run_state *r)
+{
+    uint32_t best = NO_EVENT, best_group = 0;
+    for (uint32_t g = 0; g < s->m->n_lock_groups; g++)
+        for (uint32_t e = s->pin_head[g]; e != NO_EVENT; e = s->next_parked[e])
+            if (!encloses_query(s, r, e) &&
+                (best == NO_EVENT || s->rank[e] < s->rank[best])) {
+                best = e;
+                best_group = g;
+            }
+    if (best == NO_EVENT)
+        return 0;
+    const lock_section *x = &s->m->lock_sections[s->acquire_of[best]];
+    mark_needed(s, r->q, (uint32_t)x->release);
+    unpark(s, &s->pin_head[best_group]); /* the others park again */
+    return 1;
 }
 
 /* Whether the scheduler can take query q: a conjunction over kept events,
@@ -572,24 +634,27 @@ static void reset(scheduler *s, run_state *r)
             s->indeg[q->ev[q->atoms[k].j]]++;
     if (!q)
         return;
-    mark_needed(s, q);
-    r->focused = 1;
+    for (uint32_t i = 0; i < q->n_events; i++)
+        s->flag[q->ev[i]] |= QUERY;
+    for (uint32_t i = 0; i < q->n_events; i++)
+        mark_needed(s, q, q->ev[i]);
+    r->focused = FOCUSED;
     r->q_left = q->n_events;
-    for (uint32_t i = 0; i < m->n_lock_sections; i++) {
-        const lock_section *x = &m->lock_sections[i];
-        if (s->flag[x->acquire] & NEEDED && s->flag[x->release] & NEEDED)
-            s->pending[s->group_of[i]]++;
-    }
 }
 
-/* The query's events are all played: the rest of the trace, unfocused. */
+/* One step out of the query's focus: what needed events wait for may be
+ * outside what they need (a WAIT's NOTIFY, a receive's first send), so
+ * the rest of the trace is played too, but a section the query's events
+ * will run inside still waits for the needed sections of its lock
+ * (PINNED); once the query's events are played, or nothing else can be,
+ * nothing waits (UNFOCUSED). */
 static void unfocus(scheduler *s, run_state *r)
 {
-    r->focused = 0;
+    r->focused = r->focused == FOCUSED && r->q_left ? PINNED : UNFOCUSED;
     for (uint32_t i = 0; i < s->n_deferred; i++)
         heap_push(s, s->deferred[i]);
     s->n_deferred = 0;
-    for (uint32_t g = 0; g < s->m->n_lock_groups; g++)
+    for (uint32_t g = 0; r->focused == UNFOCUSED && g < s->m->n_lock_groups; g++)
         unpark(s, &s->pin_head[g]);
 }
 
@@ -606,8 +671,11 @@ int scheduler_run(scheduler *s, const hb_query *q, uint32_t *value)
     for (;;) {
         /* the query's events are played, or what they need waits for
          * something they do not (a send, a NOTIFY): the rest too */
-        if (r.focused && (r.q_left == 0 || s->heap_n == 0))
+        while (r.focused && (r.q_left == 0 || s->heap_n == 0)) {
+            if (r.q_left && r.focused == PINNED && promote_pinned(s, &r))
+                continue;
             unfocus(s, &r);
+        }
         if (s->heap_n == 0)
             break;
         uint32_t e = heap_pop(s);

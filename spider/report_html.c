@@ -905,13 +905,13 @@ static void print_stats(const report *r, const print_options *o, FILE *out)
             "<tr><td>handlers</td><td>%u (%s model); lock sections %u</td></tr>\n"
             "<tr><td>model</td><td>%llu constraints: %" PRIu64 " program order, "
             "%" PRIu64 " fork/join, %" PRIu64 " messages, %" PRIu64 " locks, "
-            "%" PRIu64 " wait/notify</td></tr>\n",
+            "%" PRIu64 " wait/notify, %" PRIu64 " implied</td></tr>\n",
             s->trace.rcvs_matched, s->trace.rcvs_unmatched,
             s->trace.sends_unreceived, s->handlers,
             s->handlers_model == HANDLERS_NESTED ? "nested" : "floating",
             s->lock_sections, (unsigned long long)s->constraints,
             c->program_order, c->thread_sync, c->messages, c->locks,
-            c->wait_notify);
+            c->wait_notify, c->implied);
     if (s->pruned)
         fprintf(out, "<tr><td>pruned</td><td>%llu events</td></tr>\n",
                 (unsigned long long)(s->events - s->events_analyzed));

@@ -235,6 +235,7 @@ static cJSON *summary_json(const report *r)
     add_u64(c, "messages", s->constraints_by_origin.messages);
     add_u64(c, "locks", s->constraints_by_origin.locks);
     add_u64(c, "wait_notify", s->constraints_by_origin.wait_notify);
+    add_u64(c, "implied", s->constraints_by_origin.implied);
     cJSON *cand = cJSON_AddObjectToObject(o, "candidates");
     add_u64(cand, "data", s->candidates[RACE_DATA]);
     add_u64(cand, "message", s->candidates[RACE_MESSAGE]);

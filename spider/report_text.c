@@ -68,9 +68,9 @@ static void print_header(const report *r, const style *st, FILE *out)
     const hb_counts *c = &s->constraints_by_origin;
     fprintf(out, "  model     %llu constraints: %" PRIu64 " program order, "
             "%" PRIu64 " fork/join, %" PRIu64 " messages, %" PRIu64 " locks, "
-            "%" PRIu64 " wait/notify\n",
+            "%" PRIu64 " wait/notify, %" PRIu64 " implied\n",
             (unsigned long long)s->constraints, c->program_order,
-            c->thread_sync, c->messages, c->locks, c->wait_notify);
+            c->thread_sync, c->messages, c->locks, c->wait_notify, c->implied);
     if (s->trace.warnings)
         fprintf(out, "  warnings  %u: %u events skipped, %u truncated files, "
                 "%u handlers of no message, %u unclosed, %u HANDLEREND and %u "

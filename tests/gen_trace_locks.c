@@ -10,8 +10,9 @@
  * a section left by an exception has no UNLOCK (the lock is free again in
  * the run, and other threads take it later: the LOCK is never released in
  * the trace, in the middle of its lock's order), and the run stops with
- * threads inside sections.  With several nodes, workers also send UDP
- * messages (with ids) to other nodes' workers.
+ * threads inside sections.  Workers hand messages (with ids) to other
+ * workers of their node, as a queue does, and with several nodes send
+ * them to other nodes' workers.
  *
  * As in gen_trace.c, the trace is an observed run: a WAIT follows a NOTIFY
  * of another thread no other WAIT consumed.  One section a node is cut at
@@ -91,6 +92,15 @@ static void event_on(lock_run *r, int node, int t, const char *type,
     out(r, node, t, type, f);
 }
 
+/* Whether an exception cut a section of node n. */
+static int node_cut(const lock_run *r, int n)
+{
+    for (int i = 0; i < r->o->locks; i++)
+        if (r->cut_by[n][i])
+            return 1;
+    return 0;
+}
+
 static void lock_step(lock_run *r, int n, int t)
 {
     worker *w = &r->w[n][t];
@@ -120,10 +130,8 @@ static void lock_step(lock_run *r, int n, int t)
     }
     w->depth--;
     r->owner[n][k] = -1;
-    int *cut = &r->cut_by[n][k], node_cut = 0;
-    for (int i = 0; i < r->o->locks; i++)
-        node_cut |= r->cut_by[n][i] != 0;
-    if (!node_cut && r->o->nodes == 1 && r->events > r->o->events / 10 * 9 &&
+    int *cut = &r->cut_by[n][k];
+    if (!node_cut(r, n) && r->o->nodes == 1 && r->events > r->o->events / 10 * 9 &&
         percent(r, r->o->cut_percent)) {
         *cut = t + 1; /* an exception left it: no UNLOCK */
         r->hits[GEN_LOCKS_CUT]++;
@@ -156,12 +164,27 @@ static void wait_notify_step(lock_run *r, int n, int t)
         }
 }
 
+/* A message to a worker of another node, or half the time a hand-off to
+ * another worker of this node (a queue's put and take, as the Java agent
+ * writes them: a SND and its RCV), whatever either holds.  No hand-off
+ * after a cut on the node: it could order a later section of the cut
+ * lock after the LOCK that Φ holds to the end. */
 static void message_step(lock_run *r, int n, int t)
 {
     char f[160];
-    int to = (int)(rnd(r) % (uint32_t)(r->o->nodes - 1));
-    to += to >= n;
-    int tt = (int)(rnd(r) % (uint32_t)r->o->threads);
+    int local = r->o->threads > 1 && !node_cut(r, n) &&
+                (r->o->nodes == 1 || rnd(r) % 2);
+    int to = n, tt;
+    if (!local) {
+        if (r->o->nodes == 1)
+            return;
+        to = (int)(rnd(r) % (uint32_t)(r->o->nodes - 1));
+        to += to >= n;
+        tt = (int)(rnd(r) % (uint32_t)r->o->threads);
+    } else {
+        tt = (int)(rnd(r) % (uint32_t)(r->o->threads - 1));
+        tt += tt >= t;
+    }
     long id = r->msg++;
     snprintf(f, sizeof f, ",\"message\":%ld,\"src\":\"n%d\",\"dst\":\"n%d\","
              "\"loc\":\"Net.send.%u\"", id, n + 1, to + 1, rnd(r) % 4);
@@ -186,7 +209,7 @@ static void step(lock_run *r, int n, int t)
         lock_step(r, n, t);
     else if (pick < 33)
         wait_notify_step(r, n, t);
-    else if (pick < 38 && r->o->nodes > 1)
+    else if (pick < 38)
         message_step(r, n, t);
     else
         event_on(r, n, t, rnd(r) % 2 ? "R" : "W", "v",
