@@ -2,7 +2,7 @@
 # (bin/gen-trace --shape=locks: many threads on few locks, nested and
 # re-entrant sections, a section an exception left without its UNLOCK in
 # the middle of its lock's order, sections open at the end, wait/notify,
-# messages between nodes).  Exactness: on LOCK_SEEDS (80; 20 sanitized) such traces,
+# hand-offs between threads, messages between nodes).  Exactness: on LOCK_SEEDS (80; 20 sanitized) such traces,
 # in both handler models, the default analysis (shortcuts, runs found by
 # scheduling, then Z3) has the race groups of --solver=z3 --no-prune,
 # and --all-instances its whole report (tests/differential.py exact);
@@ -24,6 +24,7 @@ while [ $seed -le "$SEEDS" ]; do
 done
 # shellcheck disable=SC2046 # the paths have no spaces
 python3 tests/differential.py exact tests/fixtures/lock-cut-mid-order.log \
+    tests/fixtures/implied-wait-pigeonhole.log tests/fixtures/implied-lock-order.log \
     $(seq -f "$TMP/l%g" 1 "$SEEDS") && ok || not_ok "differential checks (above)"
 echo "== with --atomicity"
 # shellcheck disable=SC2046
@@ -45,6 +46,21 @@ $(summary_of "$TMP/cut.json")
 EOF2
 [ "$sat" -gt 0 ] && [ "$undecided" -eq 0 ] && ok ||
     not_ok "a LOCK never released mid-order: $sat SAT by shortcuts (want > 0), $undecided undecided"
+
+# Edges Φ implies (docs/model.md): a WAIT's order that only counting the
+# NOTIFYs gives (two waits, two candidates: both precede the second), and a
+# lock order a message inside both sections forces.  Each trace has one
+# candidate, no race, which only Z3 decided before these edges.
+for f in implied-wait-pigeonhole implied-lock-order; do
+    $SPIDER -f json "tests/fixtures/$f.log" >"$TMP/$f.json" 2>/dev/null
+    python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))["summary"]
+assert s["constraints"]["implied"] > 0, s["constraints"]
+assert s["decided"]["shortcut_unsat"] == 1 and s["decided"]["z3"] == 0, s["decided"]
+assert s["undecided"] == 0' "$TMP/$f.json" && ok ||
+        not_ok "$f: an order Φ implies is decided by shortcuts (above)"
+done
 
 ./bin/gen-trace --shape=locks --seed 5 --events 1000 --merged "$TMP/k1000.log" 2>/dev/null
 $SPIDER -f json "$TMP/k1000.log" >"$TMP/k1000.json" 2>/dev/null
