@@ -562,6 +562,45 @@ static void wait_notify(builder *b)
     free(bool_of);
 }
 
+/* ---- graphs ------------------------------------------------------------ */
+
+int hb_topological_order(uint32_t n, const uint32_t *start, const uint32_t *src,
+                             uint32_t *topo)
+{
+    uint32_t n_edges = start[n];
+    uint32_t *out_start = xcalloc(n + 2, sizeof(uint32_t));
+    for (uint32_t i = 0; i < n_edges; i++)
+        out_start[src[i] + 2]++;
+    for (uint32_t i = 0; i < n; i++)
+        out_start[i + 2] += out_start[i + 1];
+    uint32_t *dst = xmalloc_array((size_t)n_edges + 1, sizeof(uint32_t));
+    for (uint32_t d = 0; d < n; d++)
+        for (uint32_t s = start[d]; s < start[d + 1]; s++)
+            dst[out_start[src[s] + 1]++] = d;
+    uint32_t *in_deg = xmalloc_array((size_t)n + 1, sizeof(uint32_t));
+    for (uint32_t i = 0; i < n; i++)
+        in_deg[i] = start[i + 1] - start[i];
+    /* depth first (a stack): an event's successor on its chain tends to
+     * come next, so a sweep stays on one chain's clock for longer */
+    uint32_t *stack = xmalloc_array((size_t)n + 1, sizeof(uint32_t));
+    uint32_t top = 0, done = 0;
+    for (uint32_t i = n; i-- > 0;)
+        if (!in_deg[i])
+            stack[top++] = i;
+    while (top) {
+        uint32_t v = stack[--top];
+        topo[done++] = v;
+        for (uint32_t k = out_start[v + 1]; k-- > out_start[v];)
+            if (--in_deg[dst[k]] == 0)
+                stack[top++] = dst[k];
+    }
+    free(stack);
+    free(out_start);
+    free(dst);
+    free(in_deg);
+    return done == n;
+}
+
 /* ---- edges the clauses imply ------------------------------------------ */
 
 /* Events by chain (hb_chain_of()), then position: the order U has. */
@@ -582,64 +621,20 @@ static int by_chain_pos(const void *x, const void *y, void *ctx)
     return pa < pb ? -1 : pa > pb;
 }
 
-/* Waits (indexes into t->waits) by object, then chain and position. */
-static int by_object_chain_pos(const void *x, const void *y, void *ctx)
+/* Waits (indexes into t->waits) by node, object, then chain and position. */
+static int by_node_object_chain_pos(const void *x, const void *y, void *ctx)
 {
     const chain_order *o = ctx;
     uint32_t ex = o->t->waits[*(const uint32_t *)x].wait;
     uint32_t ey = o->t->waits[*(const uint32_t *)y].wait;
+    str_id na = o->t->threads[o->t->events[ex].thread].node;
+    str_id nb = o->t->threads[o->t->events[ey].thread].node;
+    if (na != nb)
+        return na < nb ? -1 : 1;
     int32_t oa = o->t->events[ex].object, ob = o->t->events[ey].object;
     if (oa != ob)
         return oa < ob ? -1 : 1;
     return by_chain_pos(&ex, &ey, ctx);
-}
-
-/* The waits of one chain on one object, waits[0 .. n) in program order,
- * share their candidates (every NOTIFY/NOTIFYALL on the object of another
- * thread).  The k-th of them and the k-1 before it each follow a
- * candidate, a distinct one since a NOTIFY wakes at most one WAIT (k is 1
- * when a NOTIFYALL is among them), so at least k candidates precede the
- * k-th wait.  Of the c candidates on a chain C, at least r = k - (all - c)
- * are among those, and C's are in program order: C's r-th precedes the
- * k-th wait, in every solution of Φ.  (Chains, not threads: in the
- * floating model a thread's handlers are unordered.)  A solver finds
- * such an edge only by case splits (the pigeonhole principle), the
- * shortcuts and the scheduler not at all. */
-static void implied_by_waits(builder *b, const uint32_t *waits, uint32_t n)
-{
-    const trace *t = b->t;
-    const wait_info *first = &t->waits[waits[0]];
-    uint32_t all = first->n_notifies, *cand;
-    int any_all = 0;
-    for (uint32_t i = 0; i < all; i++) {
-        if (!b->m->kept[first->notifies[i]])
-            return; /* pruned away: nothing to say about it */
-        any_all |= t->events[first->notifies[i]].kind == EV_NOTIFYALL;
-    }
-    chain_order o = {t, b->m->handlers};
-    cand = xmalloc_array((size_t)all + 1, sizeof *cand);
-    memcpy(cand, first->notifies, sizeof *cand * all);
-    qsort_r(cand, all, sizeof *cand, by_chain_pos, &o);
-    uint32_t k = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t w = t->waits[waits[i]].wait;
-        if (!b->m->kept[w])
-            continue;
-        k = any_all ? 1 : k + 1;
-        for (uint32_t lo = 0, hi; lo < all; lo = hi) {
-            for (hi = lo; hi < all && hb_chain_of(t, o.handlers, cand[hi]) ==
-                                       hb_chain_of(t, o.handlers, cand[lo]); hi++)
-                ;
-            uint32_t c = hi - lo;
-            if (k + c > all) {   /* r = k - (all - c) >= 1 */
-                uint32_t r = k + c - all;
-                add_edge(b, ORIGIN_IMPLIED, cand[lo + (r < c ? r : c) - 1], w);
-            }
-        }
-        if (any_all)
-            break; /* the first wait's edges hold for the later ones */
-    }
-    free(cand);
 }
 
 /* A lock section of the model, by where it runs: its chain, its group,
@@ -777,56 +772,297 @@ static void place_sections(const builder *b, lock_closure *c)
         c->chain_start[k + 1] += c->chain_start[k];
 }
 
-/* Every edge between two chains of one node, those added here included
- * (the model's edge list is the work list), closed by close_edge(): the
- * lock order that messages, forks and the waits' edges force. */
-static void implied_by_locks(builder *b)
+/* The model's edges from *next on between two chains of one node, those
+ * added here included (the edge list is the work list), closed by
+ * close_edge(): the lock order that messages, forks and the waits' edges
+ * force.  *next is left at the end of the list. */
+static void close_locks(builder *b, lock_closure *c, uint32_t *next)
 {
     const trace *t = b->t;
     hb_model *m = b->m;
-    if (m->n_lock_groups == 0)
-        return;
-    lock_closure c = {.budget = 4 * (uint64_t)m->n_kept + 1024};
-    place_sections(b, &c);
-    for (uint32_t i = 0; i < m->n_edges && !((i & 4095) == 0 && stopped(b)); i++) {
-        uint32_t x = m->edges[i].before, y = m->edges[i].after;
-        if (m->edge_origin[i] == ORIGIN_PROGRAM_ORDER ||
+    for (; *next < m->n_edges && !((*next & 4095) == 0 && stopped(b)); ++*next) {
+        uint32_t x = m->edges[*next].before, y = m->edges[*next].after;
+        if (m->edge_origin[*next] == ORIGIN_PROGRAM_ORDER ||
             t->threads[t->events[x].thread].node != t->threads[t->events[y].thread].node ||
             hb_chain_of(t, m->handlers, x) == hb_chain_of(t, m->handlers, y))
             continue;
-        close_edge(b, &c, x, y);
+        close_edge(b, c, x, y);
     }
+}
+
+static void free_lock_closure(lock_closure *c)
+{
     implied_edge *e, *tmp;
-    HASH_ITER(hh, c.added, e, tmp) {
-        HASH_DEL(c.added, e);
+    HASH_ITER(hh, c->added, e, tmp) {
+        HASH_DEL(c->added, e);
         free(e);
     }
-    free(c.s);
-    free(c.chain_start);
+    free(c->s);
+    free(c->chain_start);
 }
+
+/* ---- waits: what precedes enough of their NOTIFYs ------------------------- */
+
+/* A sweep of U's edges in a topological order with vector clocks over the
+ * chains of one node: for an event, the last position on each of those
+ * chains of an event that reaches it (or is it), -1 if none.  Paths
+ * through other nodes count.  Only the current clock of each chain is
+ * kept (a chain's events come in program order), and the clocks of the
+ * events that slot[] names: those with an edge to another chain, which
+ * the sweep reads again, and those the rule asks about. */
+typedef struct wait_sweep {
+    const trace *t;
+    const hb_model *m;
+    uint32_t n_chains;
+    uint32_t *chain;            /* event -> hb_chain_of() */
+    uint32_t *in_start, *in_src; /* the model's edges, by target */
+    uint32_t *topo;
+    int32_t *local;             /* chain -> its index in the node, or -1 */
+    uint32_t width;             /* chains of the node */
+    uint32_t *slot;             /* event -> its stored clock, or NONE */
+    int32_t *pool;              /* stored clocks, width each */
+    int32_t *cur;               /* chain -> its current clock */
+} wait_sweep;
+
+static uint32_t thread_of_chain(const trace *t, uint32_t chain)
+{
+    return chain < t->n_threads ? chain : t->handlers[chain - t->n_threads].thread;
+}
+
+/* The model's edges by target and a topological order of them; 0 when
+ * they have a cycle (an inconsistent trace: nothing is added). */
+static int sweep_graph(wait_sweep *w)
+{
+    const trace *t = w->t;
+    const hb_model *m = w->m;
+    uint32_t n = t->n_events;
+    w->chain = xmalloc_array((size_t)n + 1, sizeof *w->chain);
+    for (uint32_t e = 0; e < n; e++)
+        w->chain[e] = hb_chain_of(t, m->handlers, e);
+    w->in_start = xcalloc((size_t)n + 2, sizeof *w->in_start);
+    for (uint32_t i = 0; i < m->n_edges; i++)
+        w->in_start[m->edges[i].after + 2]++;
+    for (uint32_t e = 0; e < n; e++)
+        w->in_start[e + 2] += w->in_start[e + 1];
+    w->in_src = xmalloc_array((size_t)m->n_edges + 1, sizeof *w->in_src);
+    for (uint32_t i = 0; i < m->n_edges; i++)
+        w->in_src[w->in_start[m->edges[i].after + 1]++] = m->edges[i].before;
+    w->topo = xmalloc_array((size_t)n + 1, sizeof *w->topo);
+    return hb_topological_order(n, w->in_start, w->in_src, w->topo);
+}
+
+static void free_sweep_graph(wait_sweep *w)
+{
+    free(w->chain);
+    free(w->in_start);
+    free(w->in_src);
+    free(w->topo);
+}
+
+/* Clocks over the chains of node `node` for the events marked in slot[]
+ * (any value but NONE), which get their place in pool (freed by the
+ * caller, with cur).  0, and nothing allocated, when the node has too
+ * many chains for the current clocks. */
+enum { SWEEP_MAX_CELLS = 1 << 26 }; /* current clocks: 256 MB */
+
+static int sweep_node(wait_sweep *w, str_id node)
+{
+    const trace *t = w->t;
+    uint32_t n = t->n_events, stored = 0;
+    w->width = 0;
+    for (uint32_t c = 0; c < w->n_chains; c++)
+        w->local[c] = t->threads[thread_of_chain(t, c)].node == node
+                          ? (int32_t)w->width++ : -1;
+    if ((uint64_t)w->n_chains * w->width > SWEEP_MAX_CELLS)
+        return 0; /* many handler chains (floating model): the rule is skipped */
+    for (uint32_t e = 0; e < n; e++) /* edges to other chains are read again */
+        for (uint32_t k = w->in_start[e]; k < w->in_start[e + 1]; k++)
+            if (w->chain[w->in_src[k]] != w->chain[e])
+                w->slot[w->in_src[k]] = 0;
+    for (uint32_t e = 0; e < n; e++)
+        if (w->slot[e] != (uint32_t)NONE)
+            w->slot[e] = stored++;
+    w->pool = xmalloc_array((size_t)stored * w->width + 1, sizeof *w->pool);
+    w->cur = xmalloc_array((size_t)w->n_chains * w->width + 1, sizeof *w->cur);
+    memset(w->cur, 0xff, sizeof *w->cur * w->n_chains * w->width);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t e = w->topo[i], c = w->chain[e];
+        if (!w->m->kept[e])
+            continue;
+        int32_t *row = w->cur + (size_t)c * w->width;
+        for (uint32_t k = w->in_start[e]; k < w->in_start[e + 1]; k++) {
+            uint32_t src = w->in_src[k];
+            if (w->chain[src] == c)
+                continue;
+            const int32_t *from = w->pool + (size_t)w->slot[src] * w->width;
+            for (uint32_t j = 0; j < w->width; j++)
+                if (from[j] > row[j])
+                    row[j] = from[j];
+        }
+        if (w->local[c] >= 0)
+            row[w->local[c]] = (int32_t)t->events[e].pos;
+        if (w->slot[e] != (uint32_t)NONE)
+            memcpy(w->pool + (size_t)w->slot[e] * w->width, row,
+                   sizeof *row * w->width);
+    }
+    return 1;
+}
+
+static int by_descending(const void *x, const void *y)
+{
+    int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
+    return a > b ? -1 : a < b;
+}
+
+enum { WAIT_RULE_MAX_CANDIDATES = 256 }; /* beyond: a sort per wait and chain */
+
+/* The waits of one chain on one object, waits[0 .. n) in program order,
+ * share their candidates (every NOTIFY/NOTIFYALL on the object of another
+ * thread).  The k-th of them and the k-1 before it each follow a
+ * candidate, a different one since a NOTIFY wakes at most one WAIT (k is
+ * 1 when a NOTIFYALL is among them), so at least k of the `all`
+ * candidates precede the k-th wait.  An event X that reaches (or is) at
+ * least all - k + 1 of them therefore reaches one of those: X precedes
+ * the k-th wait in every solution of Φ.  On each chain C of the node the
+ * latest such X is at the (all - k + 1)-th largest of the candidates'
+ * clock entries for C; an edge from it unless U has one already.  (Chains,
+ * not threads: in the floating model a thread's handlers are unordered.)
+ * A solver finds such an order only by case splits (the pigeonhole
+ * principle), the shortcuts and the scheduler not at all. */
+static void wait_group_edges(builder *b, wait_sweep *w, const uint32_t *waits,
+                             uint32_t n)
+{
+    const trace *t = b->t;
+    const wait_info *first = &t->waits[waits[0]];
+    uint32_t all = first->n_notifies, k = 0;
+    int any_all = 0;
+    for (uint32_t i = 0; i < all; i++)
+        any_all |= t->events[first->notifies[i]].kind == EV_NOTIFYALL;
+    int32_t *vals = xmalloc_array((size_t)all + 1, sizeof *vals);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t wait = t->waits[waits[i]].wait;
+        if (!b->m->kept[wait])
+            continue;
+        k = any_all ? 1 : k + 1;
+        if (k > all)
+            break; /* more waits than NOTIFYs: Φ says so already */
+        const int32_t *own = w->pool + (size_t)w->slot[wait] * w->width;
+        for (uint32_t c = 0; c < w->n_chains; c++) {
+            if (w->local[c] < 0)
+                continue;
+            for (uint32_t j = 0; j < all; j++)
+                vals[j] = w->pool[(size_t)w->slot[first->notifies[j]] * w->width +
+                                  (uint32_t)w->local[c]];
+            qsort(vals, all, sizeof *vals, by_descending);
+            int32_t at = vals[all - k];
+            if (at > own[w->local[c]]) {
+                uint32_t x = t->threads[thread_of_chain(t, c)].events[at];
+                add_edge(b, ORIGIN_IMPLIED, x, wait);
+            }
+        }
+    }
+    free(vals);
+}
+
+/* Whether the rule can speak of the group: every candidate kept (a pruned
+ * one is unknown to the model) and not too many. */
+static int wait_group_usable(const builder *b, const wait_info *w)
+{
+    if (w->n_notifies > WAIT_RULE_MAX_CANDIDATES)
+        return 0;
+    for (uint32_t i = 0; i < w->n_notifies; i++)
+        if (!b->m->kept[w->notifies[i]])
+            return 0;
+    return 1;
+}
+
+/* One round of the wait rule over every node with waits; returns whether
+ * an edge was added. */
+static int close_waits(builder *b, const uint32_t *order, uint32_t n_order)
+{
+    const trace *t = b->t;
+    uint32_t before = b->m->n_edges;
+    wait_sweep w = {.t = t, .m = b->m,
+                    .n_chains = hb_chain_count(t, b->m->handlers)};
+    if (!sweep_graph(&w)) {
+        free_sweep_graph(&w);
+        return 0;
+    }
+    w.local = xmalloc_array((size_t)w.n_chains + 1, sizeof *w.local);
+    w.slot = xmalloc_array((size_t)t->n_events + 1, sizeof *w.slot);
+    chain_order o = {t, b->m->handlers};
+    for (uint32_t lo = 0, hi; lo < n_order && !stopped(b); lo = hi) {
+        /* the groups of one node: order is by object, objects per node */
+        str_id node = t->threads[t->events[t->waits[order[lo]].wait].thread].node;
+        for (hi = lo; hi < n_order && t->threads[t->events[t->waits[order[hi]].wait]
+                                                     .thread].node == node; hi++)
+            ;
+        memset(w.slot, 0xff, sizeof *w.slot * t->n_events);
+        for (uint32_t i = lo; i < hi; i++) {
+            const wait_info *wi = &t->waits[order[i]];
+            w.slot[wi->wait] = 0;
+            for (uint32_t j = 0; j < wi->n_notifies; j++)
+                w.slot[wi->notifies[j]] = 0;
+        }
+        if (!sweep_node(&w, node))
+            continue; /* nothing allocated */
+        for (uint32_t g = lo, g_end; g < hi; g = g_end) {
+            uint32_t x0 = t->waits[order[g]].wait;
+            for (g_end = g; g_end < hi; g_end++) {
+                uint32_t x = t->waits[order[g_end]].wait;
+                if (t->events[x].object != t->events[x0].object ||
+                    hb_chain_of(t, o.handlers, x) != hb_chain_of(t, o.handlers, x0))
+                    break;
+            }
+            wait_group_edges(b, &w, order + g, g_end - g);
+        }
+        free(w.pool);
+        free(w.cur);
+    }
+    free(w.local);
+    free(w.slot);
+    free_sweep_graph(&w);
+    return b->m->n_edges > before;
+}
+
+/* Waits with candidates the rule can use, by node, object, chain and
+ * position (a node's objects are its own). */
+static uint32_t *usable_waits(const builder *b, uint32_t *n_out)
+{
+    const trace *t = b->t;
+    uint32_t *order = xmalloc_array((size_t)t->n_waits + 1, sizeof *order), n = 0;
+    for (uint32_t i = 0; i < t->n_waits; i++)
+        if (t->waits[i].n_notifies && wait_group_usable(b, &t->waits[i]))
+            order[n++] = i;
+    chain_order o = {t, b->m->handlers};
+    qsort_r(order, n, sizeof *order, by_node_object_chain_pos, &o);
+    *n_out = n;
+    return order;
+}
+
+/* The edges both rules give, to a fixpoint (a round of each while the
+ * other added some, at most IMPLIED_ROUNDS). */
+enum { IMPLIED_ROUNDS = 4 };
 
 static void implied_edges(builder *b)
 {
-    const trace *t = b->t;
-    uint32_t *order = xmalloc_array((size_t)t->n_waits + 1, sizeof *order);
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < t->n_waits; i++)
-        if (t->waits[i].n_notifies)
-            order[n++] = i;
-    chain_order o = {t, b->m->handlers};
-    qsort_r(order, n, sizeof *order, by_object_chain_pos, &o);
-    for (uint32_t lo = 0, hi; lo < n && !stopped(b); lo = hi) {
-        uint32_t w = t->waits[order[lo]].wait;
-        for (hi = lo; hi < n; hi++) {
-            uint32_t x = t->waits[order[hi]].wait;
-            if (t->events[x].object != t->events[w].object ||
-                hb_chain_of(t, o.handlers, x) != hb_chain_of(t, o.handlers, w))
-                break;
-        }
-        implied_by_waits(b, order + lo, hi - lo);
+    hb_model *m = b->m;
+    uint32_t n_waits, next = 0;
+    uint32_t *waits = usable_waits(b, &n_waits);
+    lock_closure c = {.budget = 4 * (uint64_t)m->n_kept + 1024};
+    if (m->n_lock_groups)
+        place_sections(b, &c);
+    for (int round = 0; round < IMPLIED_ROUNDS && !stopped(b); round++) {
+        uint32_t before = m->n_edges;
+        if (n_waits)
+            close_waits(b, waits, n_waits);
+        if (m->n_lock_groups)
+            close_locks(b, &c, &next);
+        if (m->n_edges == before || (round > 0 && !n_waits))
+            break;
     }
-    free(order);
-    implied_by_locks(b);
+    free_lock_closure(&c);
+    free(waits);
 }
 
 hb_model *hb_model_build(const trace *t, const uint8_t *keep,

@@ -135,6 +135,14 @@ static inline uint32_t hb_chain_count(const trace *t, handler_model hm)
     return t->n_threads + (hm == HANDLERS_FLOATING ? t->n_handlers : 0);
 }
 
+/* A topological order (Kahn's, depth first: a chain's next event tends to
+ * come next) of n vertices whose in-edges are src[start[v] .. start[v+1])
+ * into topo[0 .. n).  Returns 1 when the edges have no cycle, else 0 (topo
+ * then holds the vertices off every cycle).  Allocation failure exits
+ * (alloc.h).  The one topological sort of the project. */
+int hb_topological_order(uint32_t n, const uint32_t *start, const uint32_t *src,
+                         uint32_t *topo);
+
 /* A growable list of edges, for code that builds graphs out of Φ. */
 typedef struct hb_edge_list {
     hb_edge *v;

@@ -74,6 +74,8 @@ struct scheduler {
     uint32_t *deferred, n_deferred;
     uint32_t *stack;
     uint64_t steps;
+    int32_t *prev_section;      /* lock section -> the one before it in its
+                                   group (observed order), or -1 */
 };
 
 /* ---- the graph ------------------------------------------------------------- */
@@ -122,11 +124,13 @@ static void index_sections(scheduler *s)
     memset(s->acquire_of, 0xff, sizeof(int32_t) * s->n);
     memset(s->release_of, 0xff, sizeof(int32_t) * s->n);
     s->group_of = xmalloc_array((size_t)m->n_lock_sections + 1, sizeof(uint32_t));
+    s->prev_section = xmalloc_array((size_t)m->n_lock_sections + 1, sizeof(int32_t));
     for (uint32_t g = 0; g < m->n_lock_groups; g++)
         for (uint32_t k = 0; k < m->lock_groups[g].n; k++) {
             uint32_t i = m->lock_groups[g].first + k;
             const lock_section *x = &m->lock_sections[i];
             s->group_of[i] = g;
+            s->prev_section[i] = k ? (int32_t)(i - 1) : -1;
             s->acquire_of[x->acquire] = (int32_t)i;
             s->release_of[x->release] = (int32_t)i;
         }
@@ -286,6 +290,7 @@ void scheduler_free(scheduler *s)
         return;
     free(s->out_start); free(s->out); free(s->in_start); free(s->in);
     free(s->acquire_of); free(s->release_of); free(s->group_of);
+    free(s->prev_section);
     free(s->indeg); free(s->flag); free(s->heap); free(s->held); free(s->delayed_from);
     free(s->rank); free(s->at_rank);
     free(s->feeds_start); free(s->feeds); free(s->gated); free(s->wait_of);
@@ -356,6 +361,8 @@ enum focus { UNFOCUSED, PINNED, FOCUSED };
 
 typedef struct run_state {
     const hb_query *q;
+    int observed_locks;         /* nodes without a query event enter a
+                                   lock's sections in the observed order */
     enum focus focused;         /* FOCUSED: playing only what the query
                                    needs; PINNED: everything, but sections
                                    the query's events will run inside
@@ -504,7 +511,10 @@ static int may_enter(scheduler *s, const run_state *r, uint32_t e)
     if (sec < 0)
         return 1;
     uint32_t g = s->group_of[sec];
-    if (s->holder[g] && s->holder[g] != s->t->events[e].thread + 1) {
+    int32_t prev = s->prev_section[sec];
+    if ((s->holder[g] && s->holder[g] != s->t->events[e].thread + 1) ||
+        (r->observed_locks && prev >= 0 && !in_query_node(s, r, e) &&
+         !(s->flag[s->m->lock_sections[prev].release] & DONE))) {
         park(s, &s->wait_head[g], e);
         return 0;
     }
@@ -658,11 +668,11 @@ static void unfocus(scheduler *s, run_state *r)
         unpark(s, &s->pin_head[g]);
 }
 
-int scheduler_run(scheduler *s, const hb_query *q, uint32_t *value)
+/* One run (scheduler_run()). */
+static int run_once(scheduler *s, const hb_query *q, uint32_t *value,
+                    int observed_locks)
 {
-    if (!supported(s, q))
-        return 0;
-    run_state r = {.q = q, .value = value};
+    run_state r = {.q = q, .value = value, .observed_locks = observed_locks};
     reset(s, &r);
     s->steps += s->n / 4; /* what reset() costs, in events played */
     for (uint32_t e = 0; e < s->n; e++)
@@ -693,6 +703,18 @@ int scheduler_run(scheduler *s, const hb_query *q, uint32_t *value)
         r.step++;
     }
     return r.done == s->m->n_kept;
+}
+
+/* The greedy order first; where it dead-ends, once more with the other
+ * nodes' sections of each lock in their observed order: the query's
+ * focus moves when messages reach those nodes, and a greedy order there
+ * can then take a lock in an order that deadlocks, while the observed
+ * order (with U, acyclic when the observed run is one of Φ) cannot. */
+int scheduler_run(scheduler *s, const hb_query *q, uint32_t *value)
+{
+    if (!supported(s, q))
+        return 0;
+    return run_once(s, q, value, 0) || (q && run_once(s, q, value, 1));
 }
 
 void scheduler_choices(const scheduler *s, hb_edge_list *out)

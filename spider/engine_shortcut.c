@@ -169,44 +169,6 @@ static void build_chains(engine *e, handler_model hm)
 /* ---- graphs ------------------------------------------------------------------ */
 
 
-/* A topological order of the dense events (Kahn) into topo; 1 when the
- * edges (in-edge lists start/src) have no cycle. */
-static int topological_order(uint32_t n, const uint32_t *start, const uint32_t *src,
-                             uint32_t *topo)
-{
-    uint32_t n_edges = start[n];
-    uint32_t *out_start = xcalloc(n + 2, sizeof(uint32_t));
-    for (uint32_t i = 0; i < n_edges; i++)
-        out_start[src[i] + 2]++;
-    for (uint32_t i = 0; i < n; i++)
-        out_start[i + 2] += out_start[i + 1];
-    uint32_t *dst = xmalloc_array((size_t)n_edges + 1, sizeof(uint32_t));
-    for (uint32_t d = 0; d < n; d++)
-        for (uint32_t s = start[d]; s < start[d + 1]; s++)
-            dst[out_start[src[s] + 1]++] = d;
-    uint32_t *in_deg = xmalloc_array((size_t)n + 1, sizeof(uint32_t));
-    for (uint32_t i = 0; i < n; i++)
-        in_deg[i] = start[i + 1] - start[i];
-    /* depth first (a stack): an event's successor on its chain tends to
-     * come next, so a sweep stays on one chain's clock for longer */
-    uint32_t *stack = xmalloc_array((size_t)n + 1, sizeof(uint32_t));
-    uint32_t top = 0, done = 0;
-    for (uint32_t i = n; i-- > 0;)
-        if (!in_deg[i])
-            stack[top++] = i;
-    while (top) {
-        uint32_t v = stack[--top];
-        topo[done++] = v;
-        for (uint32_t k = out_start[v + 1]; k-- > out_start[v];)
-            if (--in_deg[dst[k]] == 0)
-                stack[top++] = dst[k];
-    }
-    free(stack);
-    free(out_start);
-    free(dst);
-    free(in_deg);
-    return done == n;
-}
 
 /* The sync events of an acyclic graph, from its in-edge lists and a
  * topological order. */
@@ -281,7 +243,7 @@ static void build_graph(engine *e, graph *g, const hb_edge *edges, uint32_t n_ed
     for (uint32_t i = 0; i < n_edges; i++)
         src[start[e->dense[edges[i].after] + 1]++] = e->dense[edges[i].before];
     uint32_t *topo = xmalloc_array((size_t)n + 1, sizeof(uint32_t));
-    g->acyclic = topological_order(n, start, src, topo);
+    g->acyclic = hb_topological_order(n, start, src, topo);
     if (g->acyclic)
         build_sync(e, g, start, src, topo);
     free(start);
