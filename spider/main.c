@@ -427,17 +427,29 @@ static int parse_option(cli *c, int opt, const char *arg)
     }
 }
 
-/* The only mutable global: what a SIGINT/SIGTERM handler may write. */
+/* The only mutable globals: what a SIGINT/SIGTERM handler may write. */
 static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t first_stop_s; /* CLOCK_MONOTONIC seconds */
 
+/* GNU timeout sends its signal to the command and then to its process
+ * group, the command again: two at once.  So a second signal ends the
+ * process only a second or more after the first (clock_gettime, signal
+ * and raise are async-signal-safe). */
 static void on_stop_signal(int sig)
 {
-    (void)sig;
-    stop_requested = 1;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (!stop_requested) {
+        first_stop_s = (sig_atomic_t)now.tv_sec;
+        stop_requested = 1;
+    } else if (now.tv_sec - first_stop_s >= 2) {
+        signal(sig, SIG_DFL);
+        raise(sig);
+    }
 }
 
 /* The first SIGINT/SIGTERM stops the solver and prints what was decided;
- * a second one ends the process at once. */
+ * a second one, a second or more later, ends the process at once. */
 static void catch_stop_signals(int flags)
 {
     struct sigaction sa;
@@ -591,7 +603,7 @@ int main(int argc, char **argv)
     correlation corr = {0};
     /* from here on a stop signal ends each phase early (loading: the
      * events read so far are analysed) and the report is partial */
-    catch_stop_signals(SA_RESETHAND);
+    catch_stop_signals(0);
 
     while ((opt = getopt_long(argc, argv, "f:j:qhV", long_options, NULL)) != -1) {
         if (opt == 'h') {

@@ -281,6 +281,24 @@ for delay in 1 2; do
     fi
 done
 
+# two SIGTERMs at once, as GNU timeout sends them (to the command, then to
+# its process group): still the partial report, not a killed process
+$SPIDER -f json --no-timings "$TMP/nested4000.log" >"$TMP/sig2.json" 2>"$TMP/sig2.err" &
+pid=$!
+sleep 1
+kill -TERM $pid 2>/dev/null; kill -TERM $pid 2>/dev/null
+wait $pid
+rc=$?
+echo "two SIGTERMs at once: exit $rc"
+if [ $rc -eq 3 ]; then
+    python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["summary"]["partial"]' "$TMP/sig2.json" \
+        && ok || not_ok "two SIGTERMs at once: no partial report"
+elif [ $rc -eq 1 ]; then
+    ok  # the run had finished: nothing to interrupt
+else
+    not_ok "two SIGTERMs at once: exit $rc (killed: the second signal came with the first)"
+fi
+
 # SIGTERM while loading (standard input still open: the reader waits):
 # a partial report, exit 3, at once
 ./bin/cyclon-trace --nodes 10 --cycles 10 --seed 2 -o "$TMP/stdin-cyc" 2>/dev/null
