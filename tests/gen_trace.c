@@ -993,7 +993,10 @@ static void usage(FILE *f)
           "                  [1], one node only, open at the end), wait/notify,\n"
           "                  access --vars V\n"
           "                  variables (default 8) and, with several nodes,\n"
-          "                  message each other; --events N in all (default\n"
+          "                  message each other, and --handoffs=P percent of\n"
+          "                  those steps (all, with one node) hand a message\n"
+          "                  to another worker of the node, as a queue does\n"
+          "                  [0]; --events N in all (default\n"
           "                  1000); --nodes defaults to 1.  Knobs do not apply.\n\n"
           "Knobs, each a percentage (0 turns the feature off; default in "
           "brackets):\n", f);
@@ -1010,7 +1013,8 @@ static int lock_shape(gen_locks_options *lo, uint64_t seed, int nodes,
                       const char *dir, const char *merged)
 {
     if (lo->threads < 1 || lo->locks < 1 || lo->vars < 1 || lo->events < 1 ||
-        lo->cut_percent < 0 || lo->cut_percent > 100 || nodes < 1) {
+        lo->cut_percent < 0 || lo->cut_percent > 100 || nodes < 1 ||
+        lo->handoff_percent < 0 || lo->handoff_percent > 100) {
         usage(stderr);
         return 2;
     }
@@ -1091,6 +1095,8 @@ int main(int argc, char **argv)
             lo.events = atol(val);
         else if (!strcmp(arg, "--cut-sections"))
             lo.cut_percent = atoi(val);
+        else if (!strcmp(arg, "--handoffs"))
+            lo.handoff_percent = atoi(val);
         else if (!strcmp(arg, "--steps"))
             steps = atoi(val);
         else if (!strcmp(arg, "--pairs"))

@@ -10,9 +10,9 @@
  * a section left by an exception has no UNLOCK (the lock is free again in
  * the run, and other threads take it later: the LOCK is never released in
  * the trace, in the middle of its lock's order), and the run stops with
- * threads inside sections.  Workers hand messages (with ids) to other
- * workers of their node, as a queue does, and with several nodes send
- * them to other nodes' workers.
+ * threads inside sections.  With several nodes, workers send messages
+ * (with ids) to other nodes' workers, and with --handoffs they hand them
+ * to other workers of their node, as a queue does.
  *
  * As in gen_trace.c, the trace is an observed run: a WAIT follows a NOTIFY
  * of another thread no other WAIT consumed.  One section a node is cut at
@@ -164,16 +164,18 @@ static void wait_notify_step(lock_run *r, int n, int t)
         }
 }
 
-/* A message to a worker of another node, or half the time a hand-off to
+/* A message to a worker of another node, or (--handoffs) a hand-off to
  * another worker of this node (a queue's put and take, as the Java agent
  * writes them: a SND and its RCV), whatever either holds.  No hand-off
  * after a cut on the node: it could order a later section of the cut
- * lock after the LOCK that Φ holds to the end. */
+ * lock after the LOCK that Φ holds to the end.  Without hand-offs the
+ * random draws are those of the shape before them (RESULTS.md). */
 static void message_step(lock_run *r, int n, int t)
 {
     char f[160];
-    int local = r->o->threads > 1 && !node_cut(r, n) &&
-                (r->o->nodes == 1 || rnd(r) % 2);
+    int local = r->o->handoff_percent > 0 && r->o->threads > 1 &&
+                !node_cut(r, n) &&
+                (r->o->nodes == 1 || percent(r, r->o->handoff_percent));
     int to = n, tt;
     if (!local) {
         if (r->o->nodes == 1)
@@ -209,7 +211,7 @@ static void step(lock_run *r, int n, int t)
         lock_step(r, n, t);
     else if (pick < 33)
         wait_notify_step(r, n, t);
-    else if (pick < 38)
+    else if (pick < 38 && (r->o->nodes > 1 || r->o->handoff_percent > 0))
         message_step(r, n, t);
     else
         event_on(r, n, t, rnd(r) % 2 ? "R" : "W", "v",

@@ -11,6 +11,9 @@ typedef struct gen_locks_options {
     int nodes, threads, locks, vars;
     long events;                 /* about this many events in all */
     int cut_percent;             /* a section left without its UNLOCK */
+    int handoff_percent;         /* of message steps: a hand-off to another
+                                    worker of the node (0: none, the shape
+                                    of benchmarks/RESULTS.md) */
     const char *dir, *merged;    /* -o DIR (a file per node) or one file */
 } gen_locks_options;
 

@@ -18,7 +18,7 @@ while [ $seed -le "$SEEDS" ]; do
     ./bin/gen-trace --shape=locks --seed $((5000 + seed)) \
         --events $((30 + seed % 5 * 15)) --nodes $((1 + seed % 3)) \
         --threads $((2 + seed % 7)) --locks $((1 + seed % 5)) --vars 3 \
-        --cut-sections=$((seed % 4 * 25)) -o "$TMP/l$seed" \
+        --cut-sections=$((seed % 4 * 25)) --handoffs=$((seed % 3 * 50)) -o "$TMP/l$seed" \
         2>"$TMP/l$seed.coverage" || not_ok "gen-trace --shape=locks seed $seed"
     seed=$((seed + 1))
 done
