@@ -863,7 +863,7 @@ static void free_sweep_graph(wait_sweep *w)
  * (any value but NONE), which get their place in pool (freed by the
  * caller, with cur).  0, and nothing allocated, when the node has too
  * many chains for the current clocks. */
-enum { SWEEP_MAX_CELLS = 1 << 26 }; /* current clocks: 256 MB */
+enum { SWEEP_MAX_CELLS = 1 << 26 }; /* current or stored clocks: 256 MB each */
 
 static int sweep_node(wait_sweep *w, str_id node)
 {
@@ -882,6 +882,8 @@ static int sweep_node(wait_sweep *w, str_id node)
     for (uint32_t e = 0; e < n; e++)
         if (w->slot[e] != (uint32_t)NONE)
             w->slot[e] = stored++;
+    if ((uint64_t)stored * w->width > SWEEP_MAX_CELLS)
+        return 0; /* many sends and receives on many chains: skipped too */
     w->pool = xmalloc_array((size_t)stored * w->width + 1, sizeof *w->pool);
     w->cur = xmalloc_array((size_t)w->n_chains * w->width + 1, sizeof *w->cur);
     memset(w->cur, 0xff, sizeof *w->cur * w->n_chains * w->width);
@@ -938,7 +940,21 @@ static void wait_group_edges(builder *b, wait_sweep *w, const uint32_t *waits,
     int any_all = 0;
     for (uint32_t i = 0; i < all; i++)
         any_all |= t->events[first->notifies[i]].kind == EV_NOTIFYALL;
-    int32_t *vals = xmalloc_array((size_t)all + 1, sizeof *vals);
+    /* per chain of the node: the candidates' entries, largest first, and
+     * the last position an edge of this group already comes from (an edge
+     * to an earlier wait of the chain holds for the later ones) */
+    int32_t *vals = xmalloc_array((size_t)w->width * all + 1, sizeof *vals);
+    int32_t *added = xmalloc_array((size_t)w->width + 1, sizeof *added);
+    for (uint32_t c = 0; c < w->n_chains; c++) {
+        if (w->local[c] < 0)
+            continue;
+        int32_t *v = vals + (size_t)w->local[c] * all;
+        for (uint32_t j = 0; j < all; j++)
+            v[j] = w->pool[(size_t)w->slot[first->notifies[j]] * w->width +
+                           (uint32_t)w->local[c]];
+        qsort(v, all, sizeof *v, by_descending);
+        added[w->local[c]] = -1;
+    }
     for (uint32_t i = 0; i < n; i++) {
         uint32_t wait = t->waits[waits[i]].wait;
         if (!b->m->kept[wait])
@@ -948,19 +964,18 @@ static void wait_group_edges(builder *b, wait_sweep *w, const uint32_t *waits,
             break; /* more waits than NOTIFYs: Φ says so already */
         const int32_t *own = w->pool + (size_t)w->slot[wait] * w->width;
         for (uint32_t c = 0; c < w->n_chains; c++) {
-            if (w->local[c] < 0)
+            int32_t lc = w->local[c];
+            if (lc < 0)
                 continue;
-            for (uint32_t j = 0; j < all; j++)
-                vals[j] = w->pool[(size_t)w->slot[first->notifies[j]] * w->width +
-                                  (uint32_t)w->local[c]];
-            qsort(vals, all, sizeof *vals, by_descending);
-            int32_t at = vals[all - k];
-            if (at > own[w->local[c]]) {
+            int32_t at = vals[(size_t)lc * all + all - k];
+            if (at > own[lc] && at > added[lc]) {
                 uint32_t x = t->threads[thread_of_chain(t, c)].events[at];
                 add_edge(b, ORIGIN_IMPLIED, x, wait);
+                added[lc] = at;
             }
         }
     }
+    free(added);
     free(vals);
 }
 
