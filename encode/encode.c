@@ -817,6 +817,7 @@ typedef struct wait_sweep {
     uint32_t *chain;            /* event -> hb_chain_of() */
     uint32_t *in_start, *in_src; /* the model's edges, by target */
     uint32_t *topo;
+    uint8_t *source;            /* event -> it has an edge to another chain */
     int32_t *local;             /* chain -> its index in the node, or -1 */
     uint32_t width;             /* chains of the node */
     uint32_t *slot;             /* event -> its stored clock, or NONE */
@@ -847,6 +848,11 @@ static int sweep_graph(wait_sweep *w)
     w->in_src = xmalloc_array((size_t)m->n_edges + 1, sizeof *w->in_src);
     for (uint32_t i = 0; i < m->n_edges; i++)
         w->in_src[w->in_start[m->edges[i].after + 1]++] = m->edges[i].before;
+    w->source = xcalloc((size_t)n + 1, 1); /* read again by another chain */
+    for (uint32_t e = 0; e < n; e++)
+        for (uint32_t k = w->in_start[e]; k < w->in_start[e + 1]; k++)
+            if (w->chain[w->in_src[k]] != w->chain[e])
+                w->source[w->in_src[k]] = 1;
     w->topo = xmalloc_array((size_t)n + 1, sizeof *w->topo);
     return hb_topological_order(n, w->in_start, w->in_src, w->topo);
 }
@@ -856,6 +862,7 @@ static void free_sweep_graph(wait_sweep *w)
     free(w->chain);
     free(w->in_start);
     free(w->in_src);
+    free(w->source);
     free(w->topo);
 }
 
@@ -875,12 +882,8 @@ static int sweep_node(wait_sweep *w, str_id node)
                           ? (int32_t)w->width++ : -1;
     if ((uint64_t)w->n_chains * w->width > SWEEP_MAX_CELLS)
         return 0; /* many handler chains (floating model): the rule is skipped */
-    for (uint32_t e = 0; e < n; e++) /* edges to other chains are read again */
-        for (uint32_t k = w->in_start[e]; k < w->in_start[e + 1]; k++)
-            if (w->chain[w->in_src[k]] != w->chain[e])
-                w->slot[w->in_src[k]] = 0;
     for (uint32_t e = 0; e < n; e++)
-        if (w->slot[e] != (uint32_t)NONE)
+        if (w->slot[e] != (uint32_t)NONE || w->source[e])
             w->slot[e] = stored++;
     if ((uint64_t)stored * w->width > SWEEP_MAX_CELLS)
         return 0; /* many sends and receives on many chains: skipped too */
