@@ -262,9 +262,11 @@ static void visit_row(engine_run *run, const handler_grid *g, uint32_t x,
 
 /* The rectangles by x1 (by_end 0) or x2, keys in [0, n]: a counting sort,
  * linear (8 M pairs of racing messages took a qsort seconds, and a SIGTERM
- * waited for it).  Returns a new array; the caller frees it. */
-static rect *sorted_rects(const rect *r, uint32_t n_rects, uint32_t n,
-                          int by_end)
+ * waited for it).  Scattering tens of millions of rectangles still takes
+ * seconds, so the stop is checked every 2^20 of them.  Returns a new array
+ * the caller frees, or NULL when the run was stopped. */
+static rect *sorted_rects(engine_run *run, const rect *r, uint32_t n_rects,
+                          uint32_t n, int by_end)
 {
     uint32_t *start = xcalloc((size_t)n + 2, sizeof *start);
     rect *out = xmalloc_array((size_t)n_rects + 1, sizeof *out);
@@ -272,8 +274,14 @@ static rect *sorted_rects(const rect *r, uint32_t n_rects, uint32_t n,
         start[(by_end ? r[i].x2 : r[i].x1) + 1]++;
     for (uint32_t k = 0; k <= n; k++)
         start[k + 1] += start[k];
-    for (uint32_t i = 0; i < n_rects; i++)
+    for (uint32_t i = 0; i < n_rects; i++) {
+        if (!(i & 0xfffff) && engine_stopped(run)) {
+            free(out);
+            out = NULL;
+            break;
+        }
         out[start[by_end ? r[i].x2 : r[i].x1]++] = r[i];
+    }
     free(start);
     return out;
 }
@@ -281,8 +289,12 @@ static rect *sorted_rects(const rect *r, uint32_t n_rects, uint32_t n,
 /* Sweeps x over the grid; stops early when the run is stopped. */
 static void sweep(engine_run *run, handler_grid *g)
 {
-    rect *ends = sorted_rects(g->r, g->n_rects, g->n, 1);
-    rect *starts = sorted_rects(g->r, g->n_rects, g->n, 0);
+    rect *ends = sorted_rects(run, g->r, g->n_rects, g->n, 1);
+    rect *starts = ends ? sorted_rects(run, g->r, g->n_rects, g->n, 0) : NULL;
+    if (!starts) {
+        free(ends);
+        return;
+    }
     free(g->r);
     g->r = starts;
     g->cover = xcalloc(4 * (size_t)g->n + 4, sizeof *g->cover);
@@ -383,8 +395,12 @@ static void cover_racing(engine_run *run, handler_grid *g,
         uint32_t p = pairs[k][0], q = pairs[k][1];
         key[k] = p < q ? (uint64_t)q << 32 | p : (uint64_t)p << 32 | q;
     }
-    engine_counting_sort(key, n, sizeof *key, g->n, low_word, NULL);
-    engine_counting_sort(key, n, sizeof *key, g->n, high_word, NULL);
+    /* each sort of millions of pairs takes a noticeable part of a second:
+     * the stop is checked between them */
+    if (!engine_stopped(run))
+        engine_counting_sort(key, n, sizeof *key, g->n, low_word, NULL);
+    if (!engine_stopped(run))
+        engine_counting_sort(key, n, sizeof *key, g->n, high_word, NULL);
     uint32_t tick = 0; /* the stop is checked every 4096 pairs */
     for (uint32_t k = 0; k < n && ((++tick & 4095) || !engine_stopped(run));) {
         uint32_t q = (uint32_t)(key[k] >> 32), p = (uint32_t)key[k++];
@@ -420,7 +436,8 @@ static void sweep_thread(engine_run *run, const handler_races *hr,
         }
     handler_grid g = {0};
     build_grid(run, hr, tid, &g);
-    cover_racing(run, &g, (const uint32_t (*)[2])pairs, m);
+    if (!engine_stopped(run))
+        cover_racing(run, &g, (const uint32_t (*)[2])pairs, m);
     sweep(run, &g);
     free_grid(&g);
     free(pairs);

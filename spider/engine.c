@@ -45,6 +45,8 @@ typedef struct group_state {
     uint64_t count;
     uint64_t unchecked;      /* candidates not asked: the group holds */
     uint64_t undecided;      /* candidates the solver left open */
+    uint64_t candidates;     /* of the run (engine_add) */
+    uint32_t first;          /* its first candidate */
     uint32_t inst[GROUP_EVENTS];
     uint32_t inst_rank;
 } group_state;
@@ -76,6 +78,9 @@ struct engine_run {
     hb_order *order;         /* engine_order(): made when first asked for */
     int order_made;
     int kinds_mixed;         /* generate_batch ran: sort by kind */
+    int kinds_unsorted;      /* some candidate's kind is below the one's
+                                before it (engine_add) */
+    size_t n_of_kind[RACE_KINDS]; /* candidates of c[] by kind */
     void *state[RACE_KINDS]; /* each analysis's own, freed by state_free */
     void (*state_free[RACE_KINDS])(void *);
     uint64_t found_unposted; /* candidates not yet in the progress line */
@@ -410,6 +415,10 @@ void engine_add(engine_run *run, race_kind kind, const uint32_t *ev,
     c->rank = rank;
     c->kind = (uint8_t)kind;
     c->dedupable = (uint8_t)dedupable;
+    run->kinds_unsorted |= run->n > 1 && run->c[run->n - 2].kind > kind;
+    run->n_of_kind[kind]++;
+    if (!run->g->g[group].candidates++)
+        run->g->g[group].first = (uint32_t)(run->n - 1);
     found(run, kind, 1);
 }
 
@@ -508,15 +517,13 @@ const char *race_kind_key(race_kind k)
 static void number_queries(engine_run *run)
 {
     size_t c = 0, q = 0;
-    for (int k = 0; k < RACE_KINDS; k++) {
+    for (int k = 0; k < RACE_KINDS; k++) { /* c[] is in kind order */
         run->first_cand[k] = c;
         run->first_query[k] = q;
-        size_t n = 0;
-        while (c + n < run->n && run->c[c + n].kind == k)
-            n++;
-        c += n;
-        q += n * analyses[k]->n_queries;
+        c += run->n_of_kind[k];
+        q += run->n_of_kind[k] * analyses[k]->n_queries;
     }
+    assert(c == run->n);
     run->first_cand[RACE_KINDS] = c;
     run->first_query[RACE_KINDS] = q;
     run->n_queries = q;
@@ -556,6 +563,8 @@ static hb_answer verdict_of(const engine_run *run, uint32_t c,
     return v;
 }
 
+/* The shortcuts' answers into verdict: 1 if Φ is satisfiable, 0 if not,
+ * -1 if unknown, 2 if stopped before any answer (verdict untouched). */
 static int run_shortcuts(engine_run *run, hb_answer *qa, hb_answer *verdict)
 {
     query_list ql = {query_by_id, run, run->n_queries, run->o->stop};
@@ -563,6 +572,8 @@ static int run_shortcuts(engine_run *run, hb_answer *qa, hb_answer *verdict)
     /* the generators' hb_order, when they made one, has the graphs */
     int consistent = run->order ? hb_order_decide_all(run->order, &ql, qa, &st)
                                 : shortcut_decide(run->t, run->m, &ql, qa, &st);
+    if (engine_stopped(run) && !st.unsat_ordered && !st.unsat_locks && !st.sat_witness)
+        return 2; /* stopped before any answer: no walk (count_undecided) */
     report_summary *s = &run->r->summary;
     for (uint32_t c = 0; c < run->n && consistent != 0; c++) {
         verdict[c] = verdict_of(run, c, qa);
@@ -666,6 +677,26 @@ static int schedule_satisfies(const engine_run *run, scheduler *s,
  * is a solution of Φ and the query.  A group that holds stops asking at
  * a rank no lower, as for Z3.  Within SCHEDULE_BUDGET_STEPS; UNSAT is
  * still Z3's to say. */
+static uint32_t group_of_id(const void *c, const void *ctx)
+{
+    const engine_run *run = ctx;
+    return run->c[*(const uint32_t *)c].group;
+}
+
+/* Sorts candidate ids c[0..n) by_group: by group in linear time, then each
+ * group's own; the stop is checked between groups (a qsort of millions of
+ * candidates by their events took tens of seconds, and a SIGTERM waited
+ * for it).  After a stop the order is not used. */
+static void sort_by_group(const engine_run *run, uint32_t *c, uint32_t n)
+{
+    engine_counting_sort(c, n, sizeof *c, run->g->n, group_of_id, run);
+    for (uint32_t i = 0, j; i < n && !engine_stopped(run); i = j) {
+        for (j = i + 1; j < n && run->c[c[j]].group == run->c[c[i]].group;)
+            j++;
+        qsort_r(c + i, j - i, sizeof *c, by_group, (void *)run);
+    }
+}
+
 static void run_schedules(engine_run *run, hb_answer *qa, hb_answer *verdict)
 {
     uint32_t *best = xmalloc_array(run->g->n + 1, sizeof *best);
@@ -687,7 +718,7 @@ static void run_schedules(engine_run *run, hb_answer *qa, hb_answer *verdict)
         return;
     }
     if (dedup)
-        qsort_r(order, n, sizeof *order, by_group, run);
+        sort_by_group(run, order, n);
     run_progress *progress = run->o->progress;
     if (progress) /* what the shortcuts decided, and what Z3 would skip */
         atomic_store(&progress->done, run->n - n);
@@ -868,7 +899,7 @@ static int ask_solver(engine_run *run, hb_answer *qa, hb_answer *verdict,
                 sorted[k++] = order[i];
         free(order);
         order = sorted;
-        qsort_r(order, n_grouped, sizeof *order, by_group, run);
+        sort_by_group(run, order, n_grouped);
     }
     uint32_t *slices = hb_model_slices(run->m);
     sort_by_slice(run, slices, order + n_grouped, n - n_grouped);
@@ -999,24 +1030,29 @@ static int model_consistent(const engine_run *run, hb_solver **kept,
  * traces, where slicing saves nothing. */
 enum { REUSE_SOLVER_MAX_EVENTS = 5000 };
 
-/* Decides every candidate: shortcuts first (unless --solver=z3), then Z3. */
+/* Decides every candidate: shortcuts first (unless --solver=z3), then Z3.
+ * Returns 0, -1 with err on failure, or 1 when stopped before any
+ * verdict (count_undecided(): no walk over the candidates). */
 static int decide(engine_run *run, hb_answer *verdict, char *err,
                   size_t err_len)
 {
     for (size_t i = 0; i < run->n; i++)
         verdict[i] = ANSWER_UNKNOWN;
-    if (engine_stopped(run)) { /* while generating: all undecided */
-        hb_order_free(run->order);
-        run->order = NULL;
-        return 0;
-    }
     number_queries(run);
     hb_answer *qa = xmalloc_array(run->n_queries + 1, sizeof *qa);
     for (size_t i = 0; i < run->n_queries; i++)
         qa[i] = ANSWER_UNKNOWN;
+    if (engine_stopped(run)) {
+        free(qa);
+        return 1;
+    }
     int consistent = -1, rc = -1;
     if (run->o->solver == SOLVER_AUTO)
         consistent = run_shortcuts(run, qa, verdict);
+    if (consistent == 2) {
+        free(qa);
+        return 1;
+    }
     if (consistent == 1)
         run_schedules(run, qa, verdict);
     hb_order_free(run->order); /* not held while Z3 runs */
@@ -1115,17 +1151,42 @@ static int cmp_groups(const void *x, const void *y)
     return 0;
 }
 
+/* A run stopped before deciding: every candidate is undecided, and an
+ * open group shows its first.  Walking hundreds of millions of them, and
+ * a verdict for each, took seconds after the signal. */
+static void count_undecided(engine_run *run)
+{
+    grouper *g = run->g;
+    run->r->summary.undecided = run->n;
+    for (uint32_t i = 0; i < g->n; i++) {
+        group_state *gs = &g->g[i];
+        const candidate *c = &run->c[gs->first];
+        gs->undecided = gs->candidates;
+        if (gs->candidates)
+            offer_instance(g, i, c->ev, c->rank, 0);
+    }
+}
+
 static void count_verdicts(engine_run *run, const hb_answer *verdict)
 {
+    if (!verdict) {
+        count_undecided(run);
+        return;
+    }
     report_summary *s = &run->r->summary;
     grouper *g = run->g;
+    /* After a stop, an open group shows the first instance found, not the
+     * least: comparing instances for each of hundreds of millions of
+     * undecided candidates took half a minute after the signal. */
+    int stopped = engine_stopped(run);
     for (size_t i = 0; i < run->n; i++) {
         const candidate *c = &run->c[i];
         group_state *gs = &g->g[c->group];
         if (verdict[i] == ANSWER_UNKNOWN) {
             s->undecided++;
             gs->undecided++;
-            offer_instance(g, c->group, c->ev, c->rank, 0);
+            if (!stopped || !gs->has_instance)
+                offer_instance(g, c->group, c->ev, c->rank, 0);
         } else if (verdict[i] == ANSWER_NOT_ASKED) {
             s->not_asked++;
             gs->unchecked++;
@@ -1270,8 +1331,10 @@ static void generate_all(engine_run *run)
                     analyses[k]->generate_batch(run, b, focused);
         }
         /* candidates kind by kind again (number_queries); after a stop
-         * nothing is decided and the order does not matter */
-        if (!engine_stopped(run))
+         * nothing is decided and the order does not matter.  With one
+         * kind they are already: copying hundreds of millions of them
+         * took half a minute and doubled the memory. */
+        if (!engine_stopped(run) && run->kinds_unsorted)
             engine_counting_sort(run->c, run->n, sizeof *run->c, RACE_KINDS,
                                  kind_key, NULL);
     }
@@ -1286,9 +1349,21 @@ report *analyse(const trace *t, const hb_model *m,
     generate_all(&run);
     if (opts->progress)
         atomic_store(&opts->progress->total, run.n);
-    hb_answer *verdict = xmalloc_array(run.n + 1, sizeof *verdict);
+    /* stopped before any verdict: all undecided (count_undecided) */
+    hb_answer *verdict = NULL;
+    int rc = 0;
     double start = clock_seconds();
-    int rc = decide(&run, verdict, err, err_len); /* frees run.order */
+    if (!engine_stopped(&run)) {
+        verdict = xmalloc_array(run.n + 1, sizeof *verdict);
+        rc = decide(&run, verdict, err, err_len);
+    }
+    if (rc == 1) {
+        rc = 0;
+        free(verdict);
+        verdict = NULL;
+    }
+    hb_order_free(run.order); /* decide() frees it unless stopped first */
+    run.order = NULL;
     r->timings.solve = clock_seconds() - start;
     r->timings.jobs = opts->jobs;
     r->summary.partial = opts->stop && *opts->stop;

@@ -1313,18 +1313,25 @@ static void decide_by_batch(const engine *e, const query_list *ql,
     uint32_t *start = xcalloc(e->n_batches + 2, sizeof(uint32_t));
     uint32_t *order = xmalloc_array(n + 1, sizeof(uint32_t));
     uint32_t *home = xmalloc_array(n + 1, sizeof(uint32_t));
-    for (size_t i = 0; i < n; i++) {
+    int stopped = 0; /* checked every 2^16 queries: one batch may hold
+                        hundreds of millions (a node's data races) */
+    for (size_t i = 0; i < n; i++)
         answers[i] = ANSWER_UNKNOWN; /* until its batch is swept */
+    for (size_t i = 0; i < n && !stopped; i++) {
+        stopped = !(i & 0xffff) && ql->stop && *ql->stop;
         hb_query q = ql->get(ql->ctx, i);
         home[i] = home_batch(e, &q);
         start[home[i] + 2]++;
     }
+    if (stopped)
+        n = 0; /* all stay undecided */
     for (uint32_t v = 0; v < e->n_batches; v++)
         start[v + 2] += start[v + 1];
     for (size_t i = 0; i < n; i++)
         order[start[home[i] + 1]++] = (uint32_t)i;
     free(home);
-    for (uint32_t v = 0; v < e->n_batches && !(ql->stop && *ql->stop); v++) {
+    stopped |= ql->stop && *ql->stop;
+    for (uint32_t v = 0; v < e->n_batches && !stopped; v++) {
         if (start[v] == start[v + 1])
             continue;
         if (!fits(e, v)) { /* too many chains: Z3 decides */
@@ -1336,11 +1343,14 @@ static void decide_by_batch(const engine *e, const query_list *ql,
         }
         mark_needed(e, ql, order, start[v], start[v + 1], needed);
         sweep_batch(e, v, u, r, e->threads >= 2);
-        for (uint32_t i = start[v]; i < start[v + 1]; i++) {
+        stopped |= ql->stop && *ql->stop; /* a sweep takes seconds */
+        for (uint32_t i = start[v]; i < start[v + 1] && !stopped; i++) {
             hb_query q = ql->get(ql->ctx, order[i]);
             answers[order[i]] = decide(e, u, r, &q, st);
+            stopped = !((i - start[v] + 1) & 0xffff) && ql->stop && *ql->stop;
         }
         need_nothing(needed);
+        stopped |= ql->stop && *ql->stop;
     }
     free(start);
     free(order);
