@@ -3,7 +3,8 @@
 # fields (static, per object, final, volatile), monitors (exits by
 # exception too), ReentrantLock and read/write locks, wait/notify and
 # Condition, thread start/join, executors/futures/latches/
-# CompletableFuture, blocking queues and deques, datagrams, a two-process
+# CompletableFuture, blocking queues and deques (the JDK's and a
+# program's own, called through its own type), datagrams, a two-process
 # TCP exchange with message handlers (message and handler races), a
 # socket read that brings two messages to a handler, and an atomicity
 # violation — and run under the agent; spider's groups must be
@@ -44,7 +45,7 @@ analyse() {
     done <"$TMP/$name.check"
 }
 
-for p in Fields Monitors Locks WaitNotify Threads Tasks Queues Datagrams Atomicity; do
+for p in Fields Monitors Locks WaitNotify Threads Tasks Queues CustomQueue Datagrams Atomicity; do
     if trace $p $p "" --; then
         ok
         if [ $p = Atomicity ]; then analyse $p --atomicity; else analyse $p; fi

@@ -619,8 +619,12 @@ public final class Rt {
      */
     private static final Map<Object, IdentityHashMap<Object, ArrayDeque<String[]>>> inflight = new WeakHashMap<>();
 
+    /** A queue that threads share by contract: java.util.concurrent's, or a
+     *  BlockingQueue of the program's own (ZooKeeper's CircularBlockingQueue);
+     *  not an ArrayDeque or LinkedList a thread keeps to itself. */
     private static boolean concurrentQueue(Object q) {
-        return q != null && q.getClass().getName().startsWith("java.util.concurrent.");
+        return q != null && (q.getClass().getName().startsWith("java.util.concurrent.") ||
+                             q instanceof java.util.concurrent.BlockingQueue);
     }
 
     /** Before put/offer/add...(e): SND, the message remembered by (q, e). */

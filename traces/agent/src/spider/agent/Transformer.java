@@ -156,6 +156,25 @@ final class Transformer implements ClassFileTransformer {
 
     private static final ConcurrentHashMap<String, Class<?>> jdkTypes = new ConcurrentHashMap<>();
 
+    /** Whether owner (internal name) is assignable to c, a JDK type: a
+     *  JDK type itself, or a class of the program whose superclasses and
+     *  interfaces (read from loader's class files, not loaded) reach one
+     *  that is (ZooKeeper's own CircularBlockingQueue is a BlockingQueue). */
+    static boolean isA(ClassLoader loader, String owner, Class<?> c) {
+        return isA(loader, owner, c, 0);
+    }
+
+    private static boolean isA(ClassLoader loader, String owner, Class<?> c, int depth) {
+        if (owner == null || depth > 32) return false;
+        if (owner.startsWith("java/")) return isA(owner, c);
+        CInfo ci = info(loader, owner, null);
+        if (ci == null) return false;
+        if (ci.interfaces != null)
+            for (String i : ci.interfaces)
+                if (isA(loader, i, c, depth + 1)) return true;
+        return isA(loader, ci.superName, c, depth + 1);
+    }
+
     /** Whether owner (internal name) is a JDK type assignable to c. */
     static boolean isA(String owner, Class<?> c) {
         if (!owner.startsWith("java/")) return false;
@@ -399,8 +418,11 @@ final class Transformer implements ClassFileTransformer {
             case "notifyAll()V": replace("notifyAllO", OBJ, d); return true;
             default: break;
             }
-            if (!o.startsWith("java/")) return false;
-            if (isA(o, java.util.concurrent.locks.Lock.class)) {
+            // a program's own queue, lock or thread subclass is treated as
+            // the JDK type it implements; its own executors and futures are
+            // not (they wrap a JDK one, whose calls are seen already)
+            boolean jdk = o.startsWith("java/");
+            if (isA(loader, o, java.util.concurrent.locks.Lock.class)) {
                 String L = "Ljava/util/concurrent/locks/Lock;";
                 switch (n + d) {
                 case "lock()V": replace("lockL", L, d); return true;
@@ -418,7 +440,7 @@ final class Transformer implements ClassFileTransformer {
                 default: return false;
                 }
             }
-            if (isA(o, java.util.concurrent.locks.ReadWriteLock.class)
+            if (isA(loader, o, java.util.concurrent.locks.ReadWriteLock.class)
                 && (n.equals("readLock") || n.equals("writeLock")) && d.startsWith("()")) {
                 super.visitInsn(DUP);
                 call(op, o, n, d, itf);
@@ -427,7 +449,7 @@ final class Transformer implements ClassFileTransformer {
                 rt("regRW", "(Ljava/lang/Object;Ljava/lang/Object;Ljava/lang/String;)V");
                 return true;
             }
-            if (isA(o, java.util.concurrent.locks.Condition.class)) {
+            if (isA(loader, o, java.util.concurrent.locks.Condition.class)) {
                 String C = "Ljava/util/concurrent/locks/Condition;";
                 switch (n + d) {
                 case "await()V": replace("condAwait", C, d); return true;
@@ -439,7 +461,7 @@ final class Transformer implements ClassFileTransformer {
                 default: return false;
                 }
             }
-            if (isA(o, java.util.Queue.class)) {
+            if (isA(loader, o, java.util.Queue.class)) {
                 if (d.equals("(Ljava/lang/Object;)V") || d.equals("(Ljava/lang/Object;)Z")) {
                     switch (n) {
                     case "put": case "offer": case "add": case "addFirst": case "addLast":
@@ -468,7 +490,7 @@ final class Transformer implements ClassFileTransformer {
                     default: break;
                     }
                 }
-                if (isA(o, java.util.concurrent.BlockingDeque.class)) {
+                if (isA(loader, o, java.util.concurrent.BlockingDeque.class)) {
                     String D = "Ljava/util/concurrent/BlockingDeque;";
                     switch (n + d) {
                     case "pollFirst(JLjava/util/concurrent/TimeUnit;)Ljava/lang/Object;": replace("qpollFirstT", D, d); return true;
@@ -480,11 +502,11 @@ final class Transformer implements ClassFileTransformer {
                     replace("qremove", "Ljava/util/Collection;", d);
                     return true;
                 }
-                if (d.equals("(Ljava/lang/Object;)Z") && n.equals("removeFirstOccurrence") && isA(o, java.util.Deque.class)) {
+                if (d.equals("(Ljava/lang/Object;)Z") && n.equals("removeFirstOccurrence") && isA(loader, o, java.util.Deque.class)) {
                     replace("qremoveFO", "Ljava/util/Deque;", d);
                     return true;
                 }
-                if (isA(o, java.util.concurrent.BlockingQueue.class)) {
+                if (isA(loader, o, java.util.concurrent.BlockingQueue.class)) {
                     String Q = "Ljava/util/concurrent/BlockingQueue;";
                     switch (n + d) {
                     case "offer(Ljava/lang/Object;JLjava/util/concurrent/TimeUnit;)Z": replace("qofferT", Q, d); return true;
@@ -496,7 +518,7 @@ final class Transformer implements ClassFileTransformer {
                 }
                 return false;
             }
-            if (isA(o, java.util.concurrent.ScheduledExecutorService.class)) {
+            if (jdk && isA(loader, o, java.util.concurrent.ScheduledExecutorService.class)) {
                 String S = "Ljava/util/concurrent/ScheduledExecutorService;";
                 switch (n + d) {
                 case "schedule(Ljava/lang/Runnable;JLjava/util/concurrent/TimeUnit;)Ljava/util/concurrent/ScheduledFuture;":
@@ -510,7 +532,7 @@ final class Transformer implements ClassFileTransformer {
                 default: break;
                 }
             }
-            if (isA(o, java.util.concurrent.Executor.class)) {
+            if (jdk && isA(loader, o, java.util.concurrent.Executor.class)) {
                 switch (n + d) {
                 case "execute(Ljava/lang/Runnable;)V":
                     super.visitLdcInsn(loc());
@@ -532,7 +554,7 @@ final class Transformer implements ClassFileTransformer {
                 default: return false;
                 }
             }
-            if (isA(o, java.util.concurrent.Future.class)) {
+            if (jdk && isA(loader, o, java.util.concurrent.Future.class)) {
                 switch (n + d) {
                 case "get()Ljava/lang/Object;":
                 case "join()Ljava/lang/Object;":
@@ -575,7 +597,7 @@ final class Transformer implements ClassFileTransformer {
                 default: return false;
                 }
             }
-            if (isA(o, Thread.class)) {
+            if (isA(loader, o, Thread.class)) {
                 switch (n + d) {
                 case "join()V":
                     super.visitInsn(DUP);
