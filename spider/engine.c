@@ -567,7 +567,8 @@ static hb_answer verdict_of(const engine_run *run, uint32_t c,
  * -1 if unknown, 2 if stopped before any answer (verdict untouched). */
 static int run_shortcuts(engine_run *run, hb_answer *qa, hb_answer *verdict)
 {
-    query_list ql = {query_by_id, run, run->n_queries, run->o->stop};
+    query_list ql = {query_by_id, run, run->n_queries, run->o->stop,
+                     run->o->progress};
     shortcut_stats st = {0};
     /* the generators' hb_order, when they made one, has the graphs */
     int consistent = run->order ? hb_order_decide_all(run->order, &ql, qa, &st)
@@ -1030,18 +1031,34 @@ static int model_consistent(const engine_run *run, hb_solver **kept,
  * traces, where slicing saves nothing. */
 enum { REUSE_SOLVER_MAX_EVENTS = 5000 };
 
+void engine_post_step(run_progress *progress, const char *what,
+                      uint64_t done, uint64_t total)
+{
+    if (!progress)
+        return;
+    atomic_store(&progress->step_total, total);
+    atomic_store(&progress->step_done, done);
+    atomic_store(&progress->step, what);
+}
+
 /* Decides every candidate: shortcuts first (unless --solver=z3), then Z3.
  * Returns 0, -1 with err on failure, or 1 when stopped before any
  * verdict (count_undecided(): no walk over the candidates). */
 static int decide(engine_run *run, hb_answer *verdict, char *err,
                   size_t err_len)
 {
-    for (size_t i = 0; i < run->n; i++)
+    for (size_t i = 0; i < run->n; i++) { /* seconds on 200 M */
+        if (!(i & 0xfffff))
+            engine_post_step(run->o->progress, "setting up verdicts", i, run->n);
         verdict[i] = ANSWER_UNKNOWN;
+    }
     number_queries(run);
     hb_answer *qa = xmalloc_array(run->n_queries + 1, sizeof *qa);
-    for (size_t i = 0; i < run->n_queries; i++)
+    for (size_t i = 0; i < run->n_queries; i++) {
+        if (!(i & 0xfffff))
+            engine_post_step(run->o->progress, "setting up queries", i, run->n_queries);
         qa[i] = ANSWER_UNKNOWN;
+    }
     if (engine_stopped(run)) {
         free(qa);
         return 1;
@@ -1049,6 +1066,7 @@ static int decide(engine_run *run, hb_answer *verdict, char *err,
     int consistent = -1, rc = -1;
     if (run->o->solver == SOLVER_AUTO)
         consistent = run_shortcuts(run, qa, verdict);
+    engine_post_step(run->o->progress, NULL, 0, 0);
     if (consistent == 2) {
         free(qa);
         return 1;

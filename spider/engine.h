@@ -243,7 +243,13 @@ typedef struct query_list {
     const volatile sig_atomic_t *stop; /* or NULL: once set (SIGTERM), the
                                           batches not swept yet are left
                                           undecided */
+    run_progress *progress;            /* or NULL: steps posted to it */
 } query_list;
+
+/* Posts step `what` (a string constant; NULL: none) at done of total to
+ * progress, if not NULL. */
+void engine_post_step(run_progress *progress, const char *what,
+                      uint64_t done, uint64_t total);
 
 typedef struct shortcut_stats {
     uint64_t unsat_ordered, unsat_locks, sat_witness, undecided;

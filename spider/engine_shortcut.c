@@ -1187,6 +1187,9 @@ static void mark_needed(const engine *e, const query_list *ql, const uint32_t *o
 {
     const trace *t = e->t;
     for (uint32_t i = from; i < to; i++) {
+        if (!((i - from) & 0xffff))
+            engine_post_step(ql->progress, "finding what queries need", i - from,
+                             to - from);
         hb_query x = ql->get(ql->ctx, order[i]);
         for (uint32_t j = 0; j < x.n_events; j++) {
             uint32_t d = e->dense[x.ev[j]];
@@ -1319,6 +1322,8 @@ static void decide_by_batch(const engine *e, const query_list *ql,
         answers[i] = ANSWER_UNKNOWN; /* until its batch is swept */
     for (size_t i = 0; i < n && !stopped; i++) {
         stopped = !(i & 0xffff) && ql->stop && *ql->stop;
+        if (!(i & 0xffff))
+            engine_post_step(ql->progress, "placing queries by node", i, n);
         hb_query q = ql->get(ql->ctx, i);
         home[i] = home_batch(e, &q);
         start[home[i] + 2]++;
@@ -1327,8 +1332,11 @@ static void decide_by_batch(const engine *e, const query_list *ql,
         n = 0; /* all stay undecided */
     for (uint32_t v = 0; v < e->n_batches; v++)
         start[v + 2] += start[v + 1];
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
+        if (!(i & 0xffff))
+            engine_post_step(ql->progress, "ordering queries by node", i, n);
         order[start[home[i] + 1]++] = (uint32_t)i;
+    }
     free(home);
     stopped |= ql->stop && *ql->stop;
     for (uint32_t v = 0; v < e->n_batches && !stopped; v++) {
@@ -1342,12 +1350,16 @@ static void decide_by_batch(const engine *e, const query_list *ql,
             continue;
         }
         mark_needed(e, ql, order, start[v], start[v + 1], needed);
+        engine_post_step(ql->progress, "exact shortcuts", start[v], n);
         sweep_batch(e, v, u, r, e->threads >= 2);
         stopped |= ql->stop && *ql->stop; /* a sweep takes seconds */
         for (uint32_t i = start[v]; i < start[v + 1] && !stopped; i++) {
             hb_query q = ql->get(ql->ctx, order[i]);
             answers[order[i]] = decide(e, u, r, &q, st);
-            stopped = !((i - start[v] + 1) & 0xffff) && ql->stop && *ql->stop;
+            if (!((i + 1) & 0xffff)) {
+                stopped = ql->stop && *ql->stop;
+                engine_post_step(ql->progress, "exact shortcuts", i + 1, n);
+            }
         }
         need_nothing(needed);
         stopped |= ql->stop && *ql->stop;

@@ -93,6 +93,15 @@ static void describe(progress *p, double t, char *buf, size_t len)
     if (p->events)
         snprintf(pruned, sizeof pruned, "%llu events pruned; ",
                  (unsigned long long)p->events);
+    const char *step = atomic_load(&p->counts.step);
+    if (step) {
+        uint64_t sd = atomic_load(&p->counts.step_done);
+        uint64_t st = atomic_load(&p->counts.step_total);
+        snprintf(buf, len, "spider: %s%s: %llu of %llu (%.0f%%)", pruned, step,
+                 (unsigned long long)sd, (unsigned long long)st,
+                 st ? 100.0 * sd / st : 100.0);
+        return;
+    }
     if (total == 0) { /* the analyses are still generating */
         uint64_t found = atomic_load(&p->counts.found);
         snprintf(buf, len, "spider: %sfinding candidates: %llu so far "
@@ -145,6 +154,9 @@ progress *progress_start(FILE *out, const char *const *paths, size_t n)
     atomic_init(&p->counts.done, 0);
     atomic_init(&p->counts.total, 0);
     atomic_init(&p->counts.found, 0);
+    atomic_init(&p->counts.step, NULL);
+    atomic_init(&p->counts.step_done, 0);
+    atomic_init(&p->counts.step_total, 0);
     p->phase_start = clock_seconds();
     pthread_mutex_init(&p->lock, NULL);
     draw(p); /* at once: even a short run shows that it started */

@@ -211,6 +211,11 @@ typedef struct run_progress {
     _Atomic uint64_t done, total;
     _Atomic uint64_t found;          /* candidates found so far, while the
                                         analyses generate (total is 0) */
+    /* a step between finding and deciding that takes seconds on hundreds
+     * of millions of candidates: its name (a string constant) or NULL,
+     * and how far it is */
+    _Atomic(const char *) step;
+    _Atomic uint64_t step_done, step_total;
 } run_progress;
 
 /* How to analyse (the handler model is the model's own: hb_model). */

@@ -178,7 +178,7 @@ int main(int argc, char **argv)
         }
     /* the exact shortcuts: an answer, when they give one, is Z3's */
     hb_answer *cut = malloc(sizeof *cut * (n + 1));
-    query_list ql = {query_at, q, n, NULL};
+    query_list ql = {query_at, q, n, NULL, NULL};
     shortcut_stats st = {0};
     size_t decided = 0;
     if (shortcut_decide(t, m, &ql, cut, &st) != 0) {
