@@ -1,8 +1,9 @@
 /*
  * progress.h — one redrawn line on standard error while spider works:
- * bytes loaded, events pruned, candidates decided of total with rate and
- * time left.  A thread of its own redraws it at most 10 times a second
- * from counters the run updates (trace_options.bytes_read,
+ * bytes loaded, events pruned, candidates found, the step under way
+ * between finding and deciding them, candidates decided of total with
+ * rate and time left.  A thread of its own redraws it at most 10 times a
+ * second from counters the run updates (trace_options.bytes_read,
  * run_progress); progress_end() erases it before the report starts.
  *
  * Ownership: progress_start() returns an object progress_end() frees;
