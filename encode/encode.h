@@ -299,13 +299,35 @@ uint32_t *hb_model_slices(const hb_model *m);
 hb_solver *hb_solver_new_sliced(const hb_model *m, const uint32_t *unit,
                                 const hb_solver_options *o);
 
-/* Why Φ is unsatisfiable: up to max events taking part in a contradiction
- * — a cycle of unconditional edges, in order, when there is one; else the
- * events of an unsatisfiable core found by Z3 (lazy lock groups' clauses
- * included as the core needs them).  Returns how many: 0 when Z3 fails or
- * *stop is set (stop may be NULL). */
-size_t hb_model_explain(const hb_model *m, uint32_t *events, size_t max,
-                        const volatile sig_atomic_t *stop);
+/* Why Φ (of trace t) is unsatisfiable: up to max events taking part in a
+ * contradiction — a cycle of unconditional edges, in order, when there is
+ * one; else WAITs that cannot all be matched (hb_wait_matching()); else
+ * the events of an unsatisfiable core found by Z3 (lazy lock groups'
+ * clauses included as the core needs them).  Returns how many: 0 when Z3
+ * fails or *stop is set (stop may be NULL). */
+size_t hb_model_explain(const trace *t, const hb_model *m, uint32_t *events,
+                        size_t max, const volatile sig_atomic_t *stop);
+
+/* Whether the WAITs of Φ can each follow a NOTIFY of their own
+ * (encode_waits.c, docs/model.md "Wait/notify matching"): a kept WAIT
+ * with candidates must follow one that U (m's edges) does not place
+ * after it, and a NOTIFY wakes at most one WAIT (a NOTIFYALL any
+ * number): a bipartite matching.  It prefers, for each WAIT, the NOTIFYs
+ * before it in the input (by event id), the nearest first: first the
+ * most WAITs are matched along such pairs (for a trace whose observed
+ * order is a run, all of them), then the rest along any.
+ * Returns 1 when one covers every such WAIT, and then, if chosen is not
+ * NULL, chosen[wait event] = its NOTIFY for each of them (other entries
+ * are left alone; chosen has m->n_events entries).  Returns 0 when none
+ * does: Φ is unsatisfiable, and proof[0 .. *n_proof) (at most max)
+ * holds a WAIT left over, the other WAITs that compete with it and the
+ * NOTIFYs they share (fewer than the WAITs).  Returns -1 when not known:
+ * U has a cycle, the check is too large (its clocks would take more than
+ * 128 MB), or *stop was set (stop may be NULL).  Allocation failure
+ * exits (alloc.h). */
+int hb_wait_matching(const trace *t, const hb_model *m, uint32_t *chosen,
+                     uint32_t *proof, size_t max, size_t *n_proof,
+                     const volatile sig_atomic_t *stop);
 
 /* Φ alone: ANSWER_UNSAT means the trace is inconsistent. */
 hb_answer hb_solver_check_model(hb_solver *s);

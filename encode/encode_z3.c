@@ -1072,9 +1072,11 @@ static size_t core_events(const hb_model *m, uint32_t *events, size_t max,
     return found;
 }
 
-size_t hb_model_explain(const hb_model *m, uint32_t *events, size_t max,
-                        const volatile sig_atomic_t *stop)
+size_t hb_model_explain(const trace *t, const hb_model *m, uint32_t *events,
+                        size_t max, const volatile sig_atomic_t *stop)
 {
     size_t n = find_cycle(m, events, max);
+    if (n == 0 && hb_wait_matching(t, m, NULL, events, max, &n, stop) != 0)
+        n = 0;
     return n ? n : core_events(m, events, max, stop);
 }

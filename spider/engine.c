@@ -936,6 +936,7 @@ static int ask_solver(engine_run *run, hb_answer *qa, hb_answer *verdict,
 /* Z3 work on a thread of its own (engine_z3_call): what it reads and
  * writes, left behind if the call is. */
 typedef struct z3_model_task {
+    const trace *t;
     const hb_model *m;
     hb_solver_options so;
     hb_answer answer;        /* consistency */
@@ -949,7 +950,8 @@ typedef struct z3_model_task {
 static void explain_task(void *arg)
 {
     z3_model_task *task = arg;
-    task->n = hb_model_explain(task->m, task->events, 8, task->so.stop);
+    task->n = hb_model_explain(task->t, task->m, task->events, 8,
+                               task->so.stop);
 }
 
 /* "inconsistent trace: ..." naming the events of a contradiction. */
@@ -958,7 +960,7 @@ static void explain_inconsistent(const engine_run *run, char *err,
 {
     const trace *t = run->t;
     z3_model_task *task = xcalloc(1, sizeof *task);
-    *task = (z3_model_task){.m = run->m, .so = solver_options(run)};
+    *task = (z3_model_task){.t = t, .m = run->m, .so = solver_options(run)};
     uint32_t *events = task->events;
     size_t n = 0;
     int left = engine_z3_call(explain_task, task, leave_on(run));

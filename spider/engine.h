@@ -287,8 +287,9 @@ int shortcut_resolved_edges(const trace *t, const hb_model *m,
  * --solver=z3 leaves nothing out, so that `make check` compares). */
 typedef struct hb_order hb_order;
 
-/* NULL when U has a cycle (Φ is then unsatisfiable and the engine says
- * so).  With threads >= 2, U and R are built side by side and the next
+/* NULL when U has a cycle or the WAITs cannot all be matched
+ * (hb_wait_matching(), tried where the observed order is no run): Φ is
+ * then unsatisfiable and the engine says so.  With threads >= 2, U and R are built side by side and the next
  * batches are swept ahead on a second thread while the analyses read the
  * focused one (a thread that cannot be made: all on the caller's).
  * Allocation failure ends the run. */

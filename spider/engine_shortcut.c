@@ -90,6 +90,8 @@ typedef struct engine {
     graph u, r;
     unsigned threads;    /* 2: U's and R's sweeps side by side */
     int r_is_u;          /* R has U's edges: R's clocks are U's */
+    int waits_unmatched; /* the WAITs cannot all be matched: Φ has no
+                            run (hb_wait_matching()) */
     int32_t *held_first; /* dense access -> first index into held, or -1 */
     uint32_t *held;      /* section ids, each run ended by UINT32_MAX */
 } engine;
@@ -258,9 +260,11 @@ static int observed_before(const engine *e, uint32_t a, uint32_t b)
                e->thread_node[t->events[b].thread] && a < b;
 }
 
-/* Picks the wait/notify booleans as observed: each WAIT takes the latest
- * NOTIFY before it (a NOTIFY wakes one WAIT at most).  0 if impossible. */
-static int choose_bools(const engine *e, uint8_t *value, hb_edge_list *chosen)
+/* Where the matching is too large to make (hb_wait_matching() -1): each
+ * WAIT takes the latest NOTIFY before it that no WAIT took.  0 if that
+ * leaves one without. */
+static int choose_bools_greedily(const engine *e, uint8_t *value,
+                                 hb_edge_list *chosen)
 {
     const hb_model *m = e->m;
     const trace *t = e->t;
@@ -292,6 +296,30 @@ static int choose_bools(const engine *e, uint8_t *value, hb_edge_list *chosen)
         b = end;
     }
     free(used);
+    return ok;
+}
+
+/* Picks the wait/notify booleans as observed: a matching of the WAITs to
+ * NOTIFYs before them (hb_wait_matching(); a NOTIFY wakes one WAIT at
+ * most).  Taking, WAIT by WAIT, the latest NOTIFY still free may leave a
+ * later WAIT only NOTIFYs of its own thread where a matching exists: then
+ * R was no witness, on traces of 10^5 events with no imperfection at all.
+ * 0 if impossible. */
+static int choose_bools(const engine *e, uint8_t *value, hb_edge_list *chosen)
+{
+    const hb_model *m = e->m;
+    const trace *t = e->t;
+    uint32_t *match = xmalloc_array((size_t)t->n_events + 1, sizeof *match);
+    size_t n_proof;
+    int rc = hb_wait_matching(t, m, match, NULL, 0, &n_proof, NULL), ok = rc == 1;
+    for (uint32_t b = 0; ok && b < m->n_bools && m->choices[b].wait != HB_LADDER; b++)
+        if (match[m->choices[b].wait] == m->choices[b].notify) {
+            value[b] = 1;
+            hb_edge_list_add(chosen, m->choices[b].notify, m->choices[b].wait);
+        }
+    free(match);
+    if (rc == -1)
+        ok = choose_bools_greedily(e, value, chosen);
     /* a ladder's booleans (after every WAIT's): s_i = x_i or s_(i-1), in
      * the order of its clauses x -> s */
     for (uint32_t c = 0; c < m->n_clauses && ok; c++) {
@@ -494,6 +522,10 @@ static int reschedule(engine *e, hb_edge_list *l, uint32_t first, graph *g)
         build_graph(e, g, l->v + first, l->n - first);
         assert(g->acyclic);
         found = 1;
+    } else { /* no run found: is there one at all? */
+        size_t n_proof;
+        e->waits_unmatched = hb_wait_matching(e->t, e->m, NULL, NULL, 0, &n_proof,
+                                              NULL) == 0;
     }
     free(value);
     scheduler_free(s);
@@ -1446,6 +1478,10 @@ int shortcut_decide(const trace *t, const hb_model *m, const query_list *q,
         resolved_is_unconditional(&e);
         if (e.r.acyclic)
             consistent = 1;
+        if (e.waits_unmatched) {
+            teardown(&e);
+            return 0;
+        }
         find_held_sections(&e);
         needed_set needed;
         needed_init(&needed, &e);
@@ -1521,7 +1557,7 @@ hb_order *hb_order_new(const trace *t, const hb_model *m, unsigned threads)
     if (side_by_side)
         pthread_join(other, NULL);
     resolved_is_unconditional(&o->e);
-    if (!o->e.u.acyclic) {
+    if (!o->e.u.acyclic || o->e.waits_unmatched) {
         hb_order_free(o);
         return NULL;
     }

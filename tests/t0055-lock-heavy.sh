@@ -62,6 +62,19 @@ assert s["undecided"] == 0' "$TMP/$f.json" && ok ||
         not_ok "$f: an order Φ implies is decided by shortcuts (above)"
 done
 
+# A WAIT that takes, one by one, the latest NOTIFY still free leaves the
+# last WAIT of each condition only its own thread's NOTIFY (and the first
+# free one, as a scheduler takes it, the other condition's): R was no
+# witness and no run was found, so every SAT answer went to Z3.  A
+# matching of the WAITs to NOTIFYs before them (encode/encode_waits.c)
+# is R's choice now.
+$SPIDER -f json tests/fixtures/waits-greedy-choice.log >"$TMP/greedy.json" 2>/dev/null
+read -r sat z3 undecided cands <<EOF2
+$(summary_of "$TMP/greedy.json")
+EOF2
+[ "$sat" -eq "$cands" ] && [ "$z3" -eq 0 ] && [ "$undecided" -eq 0 ] && ok ||
+    not_ok "WAITs matched to NOTIFYs: $sat of $cands SAT by shortcuts (want all), $z3 to Z3"
+
 ./bin/gen-trace --shape=locks --seed 5 --events 1000 --merged "$TMP/k1000.log" 2>/dev/null
 $SPIDER -f json "$TMP/k1000.log" >"$TMP/k1000.json" 2>/dev/null
 read -r sat z3 undecided cands <<EOF2

@@ -67,6 +67,15 @@ case("join-cycle", '{"thread":"a@n","type":"JOIN","child":"b@n"}\n{"thread":"b@n
 case("locks-never-released", '{"thread":"a@n","type":"LOCK","variable":"l"}\n{"thread":"b@n","type":"LOCK","variable":"l"}\n', 2, "inconsistent trace")
 case("wait-after-every-notify", '{"thread":"a@n","type":"WAIT","variable":"c","loc":"A.wait"}\n{"thread":"a@n","type":"SND","message":1,"loc":"A.snd"}\n'
      '{"thread":"b@n","type":"RCV","message":1,"loc":"B.rcv"}\n{"thread":"b@n","type":"NOTIFY","variable":"c","loc":"B.notify"}\n', 2, "inconsistent trace")
+# two WAITs that only one NOTIFY can precede (the other comes after both,
+# through a fork and a join): no matching of WAITs to NOTIFYs exists, and
+# the error names the three (encode/encode_waits.c)
+case("waits-share-one-notify", '{"thread":"p@n","type":"NOTIFY","variable":"c","loc":"P.notify"}\n'
+     '{"thread":"x@n","type":"WAIT","variable":"c","loc":"X.wait"}\n{"thread":"y@n","type":"WAIT","variable":"c","loc":"Y.wait"}\n'
+     '{"thread":"x@n","type":"CREATE","child":"q@n","loc":"X.fork"}\n{"thread":"q@n","type":"START","loc":"Q.start"}\n'
+     '{"thread":"q@n","type":"JOIN","child":"y@n","loc":"Q.join"}\n{"thread":"q@n","type":"NOTIFY","variable":"c","loc":"Q.notify"}\n', 2,
+     "waits-share-one-notify.log:3 WAIT Y.wait, tests/bad/waits-share-one-notify.log:2 WAIT X.wait, "
+     "tests/bad/waits-share-one-notify.log:1 NOTIFY P.notify")
 # accepted, with warnings or quietly
 case("huge-string", ev('"type":"W","variable":"x","loc":"%s"' % ("L" * 2000000)), 0, "")
 case("extra-fields", ev('"type":"START","counter":[1,{}],"pid":null,"data":{"a":[true]},"dependency":"x"'), 0, "")
