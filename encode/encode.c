@@ -925,52 +925,61 @@ enum { WAIT_RULE_MAX_CANDIDATES = 256 }; /* beyond: a sort per wait and chain */
  * share their candidates (every NOTIFY/NOTIFYALL on the object of another
  * thread).  The k-th of them and the k-1 before it each follow a
  * candidate, a different one since a NOTIFY wakes at most one WAIT (k is
- * 1 when a NOTIFYALL is among them), so at least k of the `all`
- * candidates precede the k-th wait.  An event X that reaches (or is) at
- * least all - k + 1 of them therefore reaches one of those: X precedes
- * the k-th wait in every solution of Φ.  On each chain C of the node the
- * latest such X is at the (all - k + 1)-th largest of the candidates'
- * clock entries for C; an edge from it unless U has one already.  (Chains,
- * not threads: in the floating model a thread's handlers are unordered.)
- * A solver finds such an order only by case splits (the pigeonhole
- * principle), the shortcuts and the scheduler not at all. */
+ * 1 when a NOTIFYALL is among them), and each of those precedes the k-th
+ * wait, so none is a candidate that U places after it: at least k of the
+ * k-th wait's `feasible` candidates (those it does not reach) precede it.
+ * An event X that reaches (or is) at least feasible - k + 1 of them
+ * therefore reaches one of those: X precedes the k-th wait in every
+ * solution of Φ.  On each chain C of the node the latest such X is at the
+ * (feasible - k + 1)-th largest of those candidates' clock entries for C;
+ * an edge from it unless U has one already.  (Chains, not threads: in the
+ * floating model a thread's handlers are unordered.)  A solver finds such
+ * an order only by case splits (the pigeonhole principle), the shortcuts
+ * and the scheduler not at all.  With one feasible candidate left, the
+ * edge is that NOTIFY's own: a wait that U places before every other
+ * NOTIFY it might follow. */
 static void wait_group_edges(builder *b, wait_sweep *w, const uint32_t *waits,
                              uint32_t n)
 {
     const trace *t = b->t;
     const wait_info *first = &t->waits[waits[0]];
-    uint32_t all = first->n_notifies, k = 0;
-    int any_all = 0;
-    for (uint32_t i = 0; i < all; i++)
-        any_all |= t->events[first->notifies[i]].kind == EV_NOTIFYALL;
-    /* per chain of the node: the candidates' entries, largest first, and
-     * the last position an edge of this group already comes from (an edge
-     * to an earlier wait of the chain holds for the later ones) */
-    int32_t *vals = xmalloc_array((size_t)w->width * all + 1, sizeof *vals);
+    uint32_t all = first->n_notifies, nth = 0;
+    uint32_t *feasible = xmalloc_array((size_t)all + 1, sizeof *feasible);
+    int32_t *vals = xmalloc_array((size_t)all + 1, sizeof *vals);
+    /* per chain of the node: the last position an edge of this group
+     * already comes from (an edge to an earlier wait of the chain holds
+     * for the later ones) */
     int32_t *added = xmalloc_array((size_t)w->width + 1, sizeof *added);
-    for (uint32_t c = 0; c < w->n_chains; c++) {
-        if (w->local[c] < 0)
-            continue;
-        int32_t *v = vals + (size_t)w->local[c] * all;
-        for (uint32_t j = 0; j < all; j++)
-            v[j] = w->pool[(size_t)w->slot[first->notifies[j]] * w->width +
-                           (uint32_t)w->local[c]];
-        qsort(v, all, sizeof *v, by_descending);
-        added[w->local[c]] = -1;
-    }
+    for (uint32_t c = 0; c < w->width; c++)
+        added[c] = -1;
     for (uint32_t i = 0; i < n; i++) {
-        uint32_t wait = t->waits[waits[i]].wait;
+        uint32_t wait = t->waits[waits[i]].wait, n_feasible = 0;
         if (!b->m->kept[wait])
             continue;
-        k = any_all ? 1 : k + 1;
-        if (k > all)
-            break; /* more waits than NOTIFYs: Φ says so already */
+        nth++;
         const int32_t *own = w->pool + (size_t)w->slot[wait] * w->width;
+        uint32_t lw = (uint32_t)w->local[w->chain[wait]];
+        int any_all = 0;
+        for (uint32_t j = 0; j < all; j++) {
+            uint32_t nt = first->notifies[j];
+            if (w->pool[(size_t)w->slot[nt] * w->width + lw] <
+                (int32_t)t->events[wait].pos) {
+                feasible[n_feasible++] = nt;
+                any_all |= t->events[nt].kind == EV_NOTIFYALL;
+            }
+        }
+        uint32_t k = any_all ? 1 : nth;
+        if (k > n_feasible)
+            break; /* more waits than NOTIFYs: Φ says so already */
         for (uint32_t c = 0; c < w->n_chains; c++) {
             int32_t lc = w->local[c];
             if (lc < 0)
                 continue;
-            int32_t at = vals[(size_t)lc * all + all - k];
+            for (uint32_t j = 0; j < n_feasible; j++)
+                vals[j] = w->pool[(size_t)w->slot[feasible[j]] * w->width +
+                                  (uint32_t)lc];
+            qsort(vals, n_feasible, sizeof *vals, by_descending);
+            int32_t at = vals[n_feasible - k];
             if (at > own[lc] && at > added[lc]) {
                 uint32_t x = t->threads[thread_of_chain(t, c)].events[at];
                 add_edge(b, ORIGIN_IMPLIED, x, wait);
@@ -980,6 +989,7 @@ static void wait_group_edges(builder *b, wait_sweep *w, const uint32_t *waits,
     }
     free(added);
     free(vals);
+    free(feasible);
 }
 
 /* Whether the rule can speak of the group: every candidate kept (a pruned

@@ -24,7 +24,8 @@ while [ $seed -le "$SEEDS" ]; do
 done
 # shellcheck disable=SC2046 # the paths have no spaces
 python3 tests/differential.py exact tests/fixtures/lock-cut-mid-order.log \
-    tests/fixtures/implied-wait-pigeonhole.log tests/fixtures/implied-lock-order.log \
+    tests/fixtures/implied-wait-pigeonhole.log tests/fixtures/implied-wait-feasible.log \
+    tests/fixtures/implied-lock-order.log tests/fixtures/waits-greedy-choice.log \
     $(seq -f "$TMP/l%g" 1 "$SEEDS") && ok || not_ok "differential checks (above)"
 echo "== with --atomicity"
 # shellcheck disable=SC2046
@@ -48,10 +49,11 @@ EOF2
     not_ok "a LOCK never released mid-order: $sat SAT by shortcuts (want > 0), $undecided undecided"
 
 # Edges Φ implies (docs/model.md): a WAIT's order that only counting the
-# NOTIFYs gives (two waits, two candidates: both precede the second), and a
-# lock order a message inside both sections forces.  Each trace has one
-# candidate, no race, which only Z3 decided before these edges.
-for f in implied-wait-pigeonhole implied-lock-order; do
+# NOTIFYs gives (two waits, two candidates: both precede the second; one
+# wait whose other candidate U places after it), and a lock order a
+# message inside both sections forces.  Each trace has one candidate, no
+# race, which only Z3 decided before these edges.
+for f in implied-wait-pigeonhole implied-wait-feasible implied-lock-order; do
     $SPIDER -f json "tests/fixtures/$f.log" >"$TMP/$f.json" 2>/dev/null
     python3 -c '
 import json, sys
