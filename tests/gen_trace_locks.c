@@ -23,8 +23,8 @@
  * CUT_WINDOW events, since every section of the lock after it must be
  * placed before it, with all that precedes them, and the WAITs of those
  * threads want NOTIFYs the cut thread sends later (with the cut anywhere
- * in the last tenth of 100,000 events, Φ had no solution on each of
- * three seeds: Z3 said so after 23 to 266 s); and only on
+ * in the last tenth of 100,000 events, neither the scheduler nor Z3
+ * found a run on any of three seeds); and only on
  * one node: with messages, a reply that reached another thread after the
  * cut orders that thread's later sections after it, a contradiction.
  * One cut can still make
