@@ -288,6 +288,8 @@ static int match_all(matcher *x, uint32_t *proof, size_t max, size_t *n_proof,
     uint32_t stamp = 0;
     /* first the most WAITs along preferred pairs, then the rest along any */
     for (int phase = 0; phase < 2 && rc != -1; phase++) {
+        rc = 1; /* a WAIT left unmatched along preferred pairs is tried
+                   again along any: only the second phase's 0 is final */
         x->preferred_only = phase == 0;
         match_greedily(x);
         for (uint32_t i = 0; i < x->n && rc != -1; i++) {
