@@ -201,7 +201,8 @@ static void decide_one(generator *g, uint32_t group, const uint32_t *ev,
 }
 
 /* The candidates of a1, a2 whose remote accesses lie at one location each
- * (one group): decided in order until the group is settled. */
+ * (one group): decided in order until the group is settled, or the run
+ * stops (a group may hold millions). */
 static void decide_group(generator *g, const uint32_t *ev_x, uint32_t nx,
                          const uint32_t *ev_y, uint32_t ny, uint32_t a1,
                          uint32_t a2, uint32_t gap)
@@ -211,6 +212,8 @@ static void decide_group(generator *g, const uint32_t *ev_x, uint32_t nx,
     uint64_t left = (uint64_t)nx * ny;
     for (uint32_t i = 0; i < nx; i++)
         for (uint32_t j = 0; j < ny; j++, left--) {
+            if (!(left & 1023) && engine_stopped(g->run))
+                return;
             if (settled(g, group, gap)) {
                 engine_record_unchecked(g->run, RACE_MULTIVAR, group, left);
                 return;
@@ -234,7 +237,7 @@ static void remote_thread(generator *g, uint32_t a1, uint32_t a2, slice xs,
     engine_count_unsat(g->run, RACE_MULTIVAR, all_x * all_y - (uint64_t)nx * ny);
     uint32_t gap = g->t->events[a2].pos - g->t->events[a1].pos - 1;
     if (!g->order) {
-        for (uint32_t i = 0; i < nx; i++)
+        for (uint32_t i = 0; i < nx && !engine_stopped(g->run); i++)
             for (uint32_t j = 0; j < ny; j++) {
                 uint32_t ev[4] = {a1, a2, g->bx[i], g->by[j]};
                 engine_add(g->run, RACE_MULTIVAR, ev, gap, 1);

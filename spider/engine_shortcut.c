@@ -304,14 +304,16 @@ static int choose_bools_greedily(const engine *e, uint8_t *value,
  * most).  Taking, WAIT by WAIT, the latest NOTIFY still free may leave a
  * later WAIT only NOTIFYs of its own thread where a matching exists: then
  * R was no witness, on traces of 10^5 events with no imperfection at all.
- * 0 if impossible. */
-static int choose_bools(const engine *e, uint8_t *value, hb_edge_list *chosen)
+ * 0 if impossible; when no matching exists, e->waits_unmatched is set:
+ * no choice of any run can do better. */
+static int choose_bools(engine *e, uint8_t *value, hb_edge_list *chosen)
 {
     const hb_model *m = e->m;
     const trace *t = e->t;
     uint32_t *match = xmalloc_array((size_t)t->n_events + 1, sizeof *match);
     size_t n_proof;
     int rc = hb_wait_matching(t, m, match, NULL, 0, &n_proof, NULL), ok = rc == 1;
+    e->waits_unmatched = rc == 0;
     for (uint32_t b = 0; ok && b < m->n_bools && m->choices[b].wait != HB_LADDER; b++)
         if (match[m->choices[b].wait] == m->choices[b].notify) {
             value[b] = 1;
@@ -463,7 +465,7 @@ static void lock_group_edges(const engine *e, hb_edge_list *l,
 
 /* U's edges into l, then one literal per clause that is not a lock's.  0
  * when some clause has no literal to choose (then R is no witness). */
-static int choice_edges(const engine *e, hb_edge_list *l_out)
+static int choice_edges(engine *e, hb_edge_list *l_out)
 {
     const hb_model *m = e->m;
     hb_edge_list l = *l_out;
@@ -522,10 +524,6 @@ static int reschedule(engine *e, hb_edge_list *l, uint32_t first, graph *g)
         build_graph(e, g, l->v + first, l->n - first);
         assert(g->acyclic);
         found = 1;
-    } else { /* no run found: is there one at all? */
-        size_t n_proof;
-        e->waits_unmatched = hb_wait_matching(e->t, e->m, NULL, NULL, 0, &n_proof,
-                                              NULL) == 0;
     }
     free(value);
     scheduler_free(s);
@@ -885,8 +883,10 @@ static void want_rows(clocks *vc, uint8_t set)
  * only in its own entry (the entry of an event's own chain is then older
  * than the event: readers use the position instead, reaches()).  Edges
  * within a chain bring nothing: the chain's clock already holds the
- * earlier event's. */
-static void sweep(const engine *e, uint32_t batch, clocks *vc)
+ * earlier event's.  Once stop is set (it may be NULL) the pass ends
+ * early, its clocks unfinished: the caller reads no answer from them. */
+static void sweep(const engine *e, uint32_t batch, clocks *vc,
+                  const volatile sig_atomic_t *stop)
 {
     const graph *g = vc->g;
     uint32_t k = vc->k;
@@ -901,6 +901,8 @@ static void sweep(const engine *e, uint32_t batch, clocks *vc)
     hold_row(vc, vc->empty_row, 1);
     want_rows(vc, 1);
     for (uint32_t i = 0; i < g->n_sync; i++) {
+        if (!(i & 4095) && stop && *stop)
+            break; /* the clocks are left unfinished: no answer is read */
         uint32_t ch = g->sync_chain[i];
         int grew = 0;
         for (uint32_t s = g->in_start[i]; s < g->in_start[i + 1]; s++) {
@@ -1294,20 +1296,22 @@ typedef struct sweep_job {
     const engine *e;
     uint32_t batch;
     clocks *vc;
+    const volatile sig_atomic_t *stop;
 } sweep_job;
 
 static void *sweep_worker(void *arg)
 {
     const sweep_job *job = arg;
-    sweep(job->e, job->batch, job->vc);
+    sweep(job->e, job->batch, job->vc, job->stop);
     return NULL;
 }
 
 /* Sweeps U into u and, when it is a witness other than U, R into r for
  * one batch (its needed events marked), the two side by side on two
- * threads when asked; the batch's clocks are n_chains x k cells. */
+ * threads when asked; the batch's clocks are n_chains x k cells.  A
+ * stop leaves them unfinished (sweep()). */
 static void sweep_batch(const engine *e, uint32_t batch, clocks *u, clocks *r,
-                        int side_by_side)
+                        int side_by_side, const volatile sig_atomic_t *stop)
 {
     uint32_t k = (e->batch_chains[batch] + CLOCK_LANES - 1) & ~(uint32_t)(CLOCK_LANES - 1);
     size_t cells = (size_t)e->n_chains * k;
@@ -1324,18 +1328,18 @@ static void sweep_batch(const engine *e, uint32_t batch, clocks *u, clocks *r,
         c->n_rows = 0; /* rows are k wide: the cells are reused */
     }
     if (!with_r) {
-        sweep(e, batch, u);
+        sweep(e, batch, u, stop);
         return;
     }
-    sweep_job job = {e, batch, r};
+    sweep_job job = {e, batch, r, stop};
     pthread_t other;
     if (side_by_side && pthread_create(&other, NULL, sweep_worker, &job) == 0) {
-        sweep(e, batch, u);
+        sweep(e, batch, u, stop);
         pthread_join(other, NULL);
         return;
     }
-    sweep(e, batch, u); /* one thread, or none could be made: in turn */
-    sweep(e, batch, r);
+    sweep(e, batch, u, stop); /* one thread, or none could be made: in turn */
+    sweep(e, batch, r, stop);
 }
 
 /* Decides ql batch by batch with clocks u and r (of e's graphs) and the
@@ -1383,8 +1387,8 @@ static void decide_by_batch(const engine *e, const query_list *ql,
         }
         mark_needed(e, ql, order, start[v], start[v + 1], needed);
         engine_post_step(ql->progress, "exact shortcuts", start[v], n);
-        sweep_batch(e, v, u, r, e->threads >= 2);
-        stopped |= ql->stop && *ql->stop; /* a sweep takes seconds */
+        sweep_batch(e, v, u, r, e->threads >= 2, ql->stop);
+        stopped |= ql->stop && *ql->stop; /* a stopped sweep is unfinished */
         for (uint32_t i = start[v]; i < start[v + 1] && !stopped; i++) {
             hb_query q = ql->get(ql->ctx, order[i]);
             answers[order[i]] = decide(e, u, r, &q, st);
@@ -1695,7 +1699,7 @@ static void sweep_claimed(hb_order *o, int i, uint32_t batch)
     batch_clocks *s = &o->slot[i];
     pthread_mutex_unlock(&o->mu);
     mark_batch(o, s, batch);
-    sweep_batch(&o->e, batch, &s->u, &s->r, 0); /* both cores are busy */
+    sweep_batch(&o->e, batch, &s->u, &s->r, 0, NULL); /* both cores are busy */
     pthread_mutex_lock(&o->mu);
     o->state[i] = SLOT_READY;
     pthread_cond_broadcast(&o->changed);
