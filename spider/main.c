@@ -212,14 +212,17 @@ static int choose(const char *option, const char *value,
     return -1;
 }
 
+/* The largest count an option takes: more is a typo, not a wish. */
+#define COUNT_MAX 1000000000UL
+
 static int parse_count(const char *option, const char *value, unsigned *out,
                        unsigned min)
 {
     char *end;
     unsigned long v = strtoul(value, &end, 10);
-    if (*value == '\0' || *end != '\0' || v < min || v > 1000000000UL) {
-        fprintf(stderr, "spider: --%s: '%s' is not a number >= %u\n", option,
-                value, min);
+    if (*value == '\0' || *end != '\0' || v < min || v > COUNT_MAX) {
+        fprintf(stderr, "spider: --%s: '%s' is not a number from %u to %lu\n",
+                option, value, min, COUNT_MAX);
         return -1;
     }
     *out = (unsigned)v;

@@ -12,6 +12,9 @@ grep -q 'no trace given' "$TMP/err" && ok || not_ok "no trace: says so"
 expect_status 2 $SPIDER --format=xml $T/h5780
 grep -q "'xml' is not one of" "$TMP/err" && ok || not_ok "bad --format named"
 expect_status 2 $SPIDER --jobs=0 $T/h5780
+expect_status 2 $SPIDER --eager-locks=4000000000 $T/h5780
+grep -q "'4000000000' is not a number from 0 to 1000000000" "$TMP/err" && ok ||
+    not_ok "a count out of range: the range named"
 expect_status 2 $SPIDER --bogus $T/h5780
 expect_status 2 $SPIDER $TMP/missing.log
 grep -q "missing.log: cannot open" "$TMP/err" && ok || not_ok "missing file named"
