@@ -9,7 +9,7 @@
 # shared traces, the fixtures, and 50 fresh random traces of bin/gen-trace (10 under the sanitizers;
 # 10 for --atomic-region)
 # (seeds no other test uses; every SPEC feature on by default, open locks
-# included), plus for --multi-variable 24 random traces rich in correlated
+# included) and 24 lock-heavy ones (8 sanitized), plus for --multi-variable 24 random traces rich in correlated
 # pairs (gen-trace --correlated=60), a Cyclon trace with --correlated and the
 # bundled benchmarks/multivar examples.
 . tests/lib.sh
@@ -38,10 +38,29 @@ while [ $seed -le "$SEEDS" ]; do
     [ $seed -le 10 ] && few="$few $TMP/g$seed"
     seed=$((seed + 1))
 done
-python3 tests/reference.py compare -j 2 "$@" >"$TMP/plain.out" 2>&1 && ok \
+# Lock-heavy traces (bin/gen-trace --shape=locks: many threads on few
+# locks, nested and re-entrant sections, sections cut by an exception,
+# open at the end, wait/notify, hand-offs, messages): races and atomicity
+# only.  LOCK_REF_SEEDS=200 reruns the larger sample.
+LOCK_REF_SEEDS=${LOCK_REF_SEEDS:-24}
+[ -n "${SANITIZED:-}" ] && LOCK_REF_SEEDS=8
+locks=""
+seed=1
+while [ $seed -le "$LOCK_REF_SEEDS" ]; do
+    ./bin/gen-trace --shape=locks --seed $((7000 + seed)) \
+        --events $((30 + seed * 37 % 270)) --nodes $((1 + seed % 3)) \
+        --threads $((2 + seed % 7)) --locks $((1 + seed % 5)) --vars $((2 + seed % 3)) \
+        --cut-sections=$((seed % 4 * 25)) --handoffs=$((seed % 3 * 50)) \
+        -o "$TMP/k$seed" 2>/dev/null || not_ok "gen-trace --shape=locks seed $seed"
+    locks="$locks $TMP/k$seed"
+    seed=$((seed + 1))
+done
+# shellcheck disable=SC2086 # the paths have no spaces
+python3 tests/reference.py compare -j 2 "$@" $locks >"$TMP/plain.out" 2>&1 && ok \
     || { not_ok "spider differs from the reference (races)"; grep -v '^ok' "$TMP/plain.out" | head -20; }
 tail -n 1 "$TMP/plain.out"
-python3 tests/reference.py compare -j 2 --atomicity --atomicity-patterns=RRR,RRW,RWR,RWW,WRR,WRW,WWR,WWW "$@" >"$TMP/atom.out" 2>&1 && ok \
+# shellcheck disable=SC2086
+python3 tests/reference.py compare -j 2 --atomicity --atomicity-patterns=RRR,RRW,RWR,RWW,WRR,WRW,WWR,WWW "$@" $locks >"$TMP/atom.out" 2>&1 && ok \
     || { not_ok "spider differs from the reference (--atomicity)"; grep -v '^ok' "$TMP/atom.out" | head -20; }
 tail -n 1 "$TMP/atom.out"
 # (the region modes choose p and c only: on fewer random traces, and not
