@@ -660,6 +660,8 @@ int main(int argc, char **argv)
         goto cleanup;
     }
     double loaded = clock_seconds();
+    if (c.multi_variable || c.list_correlations)
+        progress_phase_set(prog, PHASE_CORRELATE, t->n_events);
     if ((c.multi_variable || c.list_correlations) &&
         correlation_find(t, &c.correlation, topts.warnings, &corr,
                          err, sizeof err) != 0) {
@@ -676,6 +678,7 @@ int main(int argc, char **argv)
         goto cleanup;
     }
     double correlated = clock_seconds();
+    progress_phase_set(prog, PHASE_MODEL, t->n_events);
     m = hb_model_build_until(t, NULL, c.handlers, &stop_requested);
     m->lock_eager_max = c.eager_locks;
     double encoded = clock_seconds();

@@ -17,7 +17,7 @@ struct progress {
     ticker *redraw;
     pthread_mutex_t lock;
     _Atomic int phase;               /* progress_phase */
-    uint64_t events;                 /* PHASE_PRUNE's, under lock */
+    uint64_t events;                 /* the phase's (progress_phase_set), under lock */
     uint64_t bytes, total_bytes;     /* bytes: atomic, by the loader */
     run_progress counts;
     double phase_start;              /* under lock */
@@ -82,8 +82,12 @@ static void describe(progress *p, double t, char *buf, size_t len)
             snprintf(buf, len, "spider: loading %s", done);
         return;
     }
-    if (phase == PHASE_PRUNE) {
-        snprintf(buf, len, "spider: pruning %llu events",
+    if (phase == PHASE_CORRELATE || phase == PHASE_MODEL ||
+        phase == PHASE_PRUNE) {
+        snprintf(buf, len, "spider: %s %llu events",
+                 phase == PHASE_CORRELATE ? "mining correlated variables of"
+                 : phase == PHASE_MODEL   ? "building the model of"
+                                          : "pruning",
                  (unsigned long long)p->events);
         return;
     }

@@ -1,6 +1,7 @@
 /*
  * progress.h — one redrawn line on standard error while spider works:
- * bytes loaded, events pruned, candidates found, the step under way
+ * bytes loaded, the events the model is built of, events pruned,
+ * candidates found, the step under way
  * between finding and deciding them, candidates decided of total with
  * rate and time left.  A thread of its own redraws it at most 10 times a
  * second from counters the run updates (trace_options.bytes_read,
@@ -15,7 +16,8 @@
 
 #include "spider.h"
 
-typedef enum progress_phase { PHASE_LOAD, PHASE_PRUNE, PHASE_SOLVE,
+typedef enum progress_phase { PHASE_LOAD, PHASE_CORRELATE, PHASE_MODEL,
+                              PHASE_PRUNE, PHASE_SOLVE,
                               PHASE_DONE } progress_phase;
 
 typedef struct progress progress;
@@ -28,8 +30,9 @@ progress *progress_start(FILE *out, const char *const *paths, size_t n);
 uint64_t *progress_bytes(progress *p);
 run_progress *progress_counts(progress *p);
 
-/* A new phase; `events` is what pruning works on (PHASE_PRUNE), or what
- * it dropped (PHASE_SOLVE: shown beside the candidates). */
+/* A new phase; `events` is what mining correlations, building the model
+ * or pruning works on (PHASE_CORRELATE, PHASE_MODEL, PHASE_PRUNE), or
+ * what pruning dropped (PHASE_SOLVE: shown beside the candidates). */
 void progress_phase_set(progress *p, progress_phase phase, uint64_t events);
 
 /* A stream for warnings while the line is shown: what is written to it
