@@ -426,6 +426,12 @@ static void ladder(builder *b, uint32_t notify, const uint32_t *x, uint32_t k,
     }
 }
 
+/* Clauses of the at-most-one over k booleans: pairwise or a ladder. */
+static uint64_t at_most_one_clauses(uint64_t k)
+{
+    return k <= PAIRWISE_MAX ? k * (k - (k > 0)) / 2 : 3 * k - 4;
+}
+
 /* A NOTIFY wakes at most one WAIT: for a NOTIFY that at most PAIRWISE_MAX
  * kept waits may choose, "not both" for every two of them, in the order
  * (wait i, wait j, i's candidate) that the model has always had; for the
@@ -458,7 +464,7 @@ static void at_most_one_wait(builder *b, const uint32_t *bool_of,
     for (uint32_t e = 0; e < t->n_events; e++)
         if (t->events[e].kind == EV_NOTIFY) {
             uint64_t k = start[e + 1] - start[e];
-            uint64_t c = k <= PAIRWISE_MAX ? k * (k - (k > 0)) / 2 : 3 * k - 4;
+            uint64_t c = at_most_one_clauses(k);
             n_pairs += c;
             if (c > most)
                 most = c, most_object = (uint32_t)t->events[e].object;
@@ -541,7 +547,7 @@ static void wait_notify(builder *b)
     for (; i < t->n_waits && !((i & 255) == 0 && stopped(b)); i++) {
         const wait_info *w = &t->waits[i];
         bool_of[i] = m->n_bools;
-        if (!m->kept[w->wait] || w->n_notifies == 0)
+        if (!hb_wait_constrained(m, w))
             continue;
         ALLOC_GROW(lits, w->n_notifies, lits_cap);
         ALLOC_GROW(m->choices, m->n_bools + w->n_notifies, choices_cap);
@@ -560,6 +566,49 @@ static void wait_notify(builder *b)
         at_most_one_wait(b, bool_of, &choices_cap);
     free(lits);
     free(bool_of);
+}
+
+/* What wait_notify() will add, counted: each constrained WAIT's
+ * implications and its "one of", each NOTIFY's at-most-one. */
+static void count_waits(builder *b)
+{
+    const trace *t = b->t;
+    hb_model *m = b->m;
+    uint32_t *waits_of = xcalloc((size_t)t->n_events + 1, sizeof *waits_of);
+    uint64_t n = 0;
+    uint32_t i = 0; /* a stop is heeded every 256 WAITs (quadratic work) */
+    for (; i < t->n_waits && !((i & 255) == 0 && stopped(b)); i++) {
+        const wait_info *w = &t->waits[i];
+        if (!hb_wait_constrained(m, w))
+            continue;
+        n += w->n_notifies + 1;
+        for (uint32_t k = 0; k < w->n_notifies; k++)
+            waits_of[w->notifies[k]]++;
+    }
+    for (uint32_t e = 0; e < t->n_events; e++)
+        if (t->events[e].kind == EV_NOTIFY)
+            n += at_most_one_clauses(waits_of[e]);
+    free(waits_of);
+    m->n_wait_clauses = n;
+    m->counts.wait_notify += n;
+    m->waits_deferred = 1;
+}
+
+void hb_model_add_waits(hb_model *m, const trace *t,
+                        const volatile sig_atomic_t *stop)
+{
+    if (!m->waits_deferred)
+        return;
+    builder b = {.m = m, .t = t, .stop = stop,
+                 .edges_cap = m->n_edges, .edge_origin_cap = m->n_edges,
+                 .clauses_cap = m->n_clauses, .lits_cap = m->n_lits,
+                 .clause_origin_cap = m->n_clauses};
+    hb_counts counted = m->counts; /* these clauses are in it already */
+    wait_notify(&b);
+    assert(m->incomplete ||
+           m->counts.wait_notify - counted.wait_notify == m->n_wait_clauses);
+    m->counts = counted;
+    m->waits_deferred = 0;
 }
 
 /* ---- graphs ------------------------------------------------------------ */
@@ -1117,7 +1166,7 @@ hb_model *hb_model_build_until(const trace *t, const uint8_t *keep,
     thread_sync(&b);
     messages(&b);
     locks(&b);
-    wait_notify(&b);
+    count_waits(&b);
     implied_edges(&b);
     return m;
 }
@@ -1155,7 +1204,19 @@ static int projection_loses(const hb_model *m, const trace *t, const uint8_t *ke
                 return 1;
         }
     }
-    /* every section of a group is in a clause */
+    /* the deferred wait/notify clauses name each constrained WAIT and
+     * its candidates */
+    for (uint32_t i = 0; m->waits_deferred && i < t->n_waits; i++) {
+        const wait_info *w = &t->waits[i];
+        if (!hb_wait_constrained(m, w))
+            continue;
+        if (!survives(m, keep, w->wait))
+            return 1;
+        for (uint32_t k = 0; k < w->n_notifies; k++)
+            if (!survives(m, keep, w->notifies[k]))
+                return 1;
+    }
+        /* every section of a group is in a clause */
     for (uint32_t i = 0; i < m->n_lock_sections; i++) {
         const lock_section *x = &m->lock_sections[i];
         if (!survives(m, keep, x->acquire) ||
@@ -1197,6 +1258,8 @@ int hb_model_project(hb_model *m, const trace *t, const uint8_t *keep)
     for (uint32_t i = 0; i < old.n_clauses; i++)
         count_origin(&m->counts, (hb_origin)old.clause_origin[i]);
     m->counts.locks += m->n_lock_clauses; /* the groups stay as they are */
+    if (m->waits_deferred) /* as they were: every event they name stays */
+        m->counts.wait_notify += m->n_wait_clauses;
     free(old.kept);
     free(old.edges);
     free(old.edge_origin);

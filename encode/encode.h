@@ -14,6 +14,11 @@
  * hb_model_build() returns; free it with hb_model_free().  An hb_solver
  * borrows the model until it is freed (it reads the lock groups as its
  * models need their clauses).
+ *
+ * Two parts of Φ are quadratic in a run and kept implicit until a reader
+ * needs them: the lock clauses (hb_lock_group) and the wait/notify
+ * booleans and clauses (hb_model_add_waits()).  The Z3 back end, the
+ * slicer and the SMT-LIB2 writer need the latter made first.
  */
 #ifndef SPIDER_ENCODE_H
 #define SPIDER_ENCODE_H
@@ -118,6 +123,11 @@ typedef struct hb_model {
     uint8_t incomplete;              /* hb_model_build_until() stopped: some
                                         constraints are missing; decide
                                         nothing with it */
+    uint8_t waits_deferred;          /* the wait/notify booleans and clauses
+                                        are not made yet: n_bools is 0
+                                        (hb_model_add_waits()) */
+    uint64_t n_wait_clauses;         /* how many wait/notify clauses Φ has,
+                                        made or not (in counts either way) */
 } hb_model;
 
 /* The chain (a totally ordered context) an event's program order runs in:
@@ -151,9 +161,11 @@ typedef struct hb_edge_list {
 
 void hb_edge_list_add(hb_edge_list *l, uint32_t before, uint32_t after);
 
-/* Builds Φ for the events e with keep[e] != 0 (keep NULL = all).  A
- * constraint is added when every event it names is kept.  Never fails
- * (allocation failure ends the run, traces/alloc.h). */
+/* Builds Φ for the events e with keep[e] != 0 (keep NULL = all), its
+ * wait/notify booleans and clauses deferred (counted, not made:
+ * hb_model_add_waits()).  A constraint is added when every event it
+ * names is kept.  Never fails (allocation failure ends the run,
+ * traces/alloc.h). */
 hb_model *hb_model_build(const trace *t, const uint8_t *keep,
                          handler_model handlers);
 /* Same, but the long loops (lock sections, wait/notify pairs: quadratic)
@@ -174,11 +186,35 @@ hb_model *hb_model_build_until(const trace *t, const uint8_t *keep,
 int hb_model_project(hb_model *m, const trace *t, const uint8_t *keep);
 void hb_model_free(hb_model *m);
 
-/* Number of constraints (edges + clauses, the lock groups' included). */
+/* Number of constraints (edges + clauses, the lock groups' and the
+ * deferred wait/notify clauses included). */
 static inline uint64_t hb_model_size(const hb_model *m)
 {
-    return (uint64_t)m->n_edges + m->n_clauses + m->n_lock_clauses;
+    return (uint64_t)m->n_edges + m->n_clauses + m->n_lock_clauses +
+           (m->waits_deferred ? m->n_wait_clauses : 0);
 }
+
+/* Whether WAIT w is constrained by Φ (SPEC rule 5): kept, with a
+ * candidate NOTIFY.  Such a WAIT must follow one of w->notifies, and a
+ * NOTIFY wakes at most one of them. */
+static inline int hb_wait_constrained(const hb_model *m, const wait_info *w)
+{
+    return m->kept[w->wait] && w->n_notifies > 0;
+}
+
+/* Makes the wait/notify part of Φ that hb_model_build() defers: one
+ * boolean per (NOTIFY, WAIT) candidate pair of each constrained WAIT
+ * with its clauses, and each NOTIFY's at-most-one.  Their number is the
+ * product of a condition's WAITs and NOTIFYs (133 M booleans, about
+ * 20 GB, on a run of a million events), and only Z3 and --emit-smt2
+ * read them: the shortcuts read the candidates (hb_wait_matching()).
+ * Call it on one thread, before making a solver, hb_model_slices() or
+ * hb_model_write_smt2(); the clauses come after every other, as if
+ * built at once.  Does nothing when made already.  Once *stop is set
+ * (stop may be NULL) it stops, leaving m incomplete.  Allocation
+ * failure ends the run (traces/alloc.h). */
+void hb_model_add_waits(hb_model *m, const trace *t,
+                        const volatile sig_atomic_t *stop);
 
 /* The default of hb_model.lock_eager_max: a lock with 256 sections in
  * each of two threads has its clauses given to Z3 at once. */
@@ -303,8 +339,9 @@ hb_solver *hb_solver_new_sliced(const hb_model *m, const uint32_t *unit,
  * contradiction — a cycle of unconditional edges, in order, when there is
  * one; else WAITs that cannot all be matched (hb_wait_matching()); else
  * the events of an unsatisfiable core found by Z3 (lazy lock groups'
- * clauses included as the core needs them).  Returns how many: 0 when Z3
- * fails or *stop is set (stop may be NULL). */
+ * clauses included as the core needs them), not looked for while m's
+ * waits are deferred (hb_model_add_waits()).  Returns how many: 0 when
+ * Z3 fails, *stop is set (stop may be NULL) or no core was looked for. */
 size_t hb_model_explain(const trace *t, const hb_model *m, uint32_t *events,
                         size_t max, const volatile sig_atomic_t *stop);
 

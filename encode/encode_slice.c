@@ -20,6 +20,7 @@
 
 #include "../traces/alloc.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -174,6 +175,7 @@ static uint32_t *units(const digraph *g, const uint8_t *kept)
 
 uint32_t *hb_model_slices(const hb_model *m)
 {
+    assert(!m->waits_deferred); /* hb_model_add_waits() first */
     digraph g = build(m);
     uint32_t *unit = units(&g, m->kept);
     free(g.start);

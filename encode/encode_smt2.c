@@ -4,6 +4,8 @@
  */
 #include "encode.h"
 
+#include <assert.h>
+
 static void write_lit(const hb_lit *l, FILE *out)
 {
     if (l->kind == LIT_LESS)
@@ -35,6 +37,7 @@ int hb_model_write_smt2(const hb_model *m, const trace *t,
                         const hb_query *query, FILE *out,
                         const volatile sig_atomic_t *stop)
 {
+    assert(!m->waits_deferred); /* hb_model_add_waits() first */
     fprintf(out, "; happens-before model written by spider\n"
                  "; %u events, %u edges, %llu clauses\n"
                  "(set-logic QF_IDL)\n", m->n_kept, m->n_edges,

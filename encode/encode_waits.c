@@ -48,11 +48,6 @@ typedef struct matcher {
 
 #define NO_EVENT UINT32_MAX
 
-static int is_constrained(const hb_model *m, const wait_info *w)
-{
-    return m->kept[w->wait] && w->n_notifies > 0;
-}
-
 /* The chains that hold constrained WAITs, numbered from 0 into
  * chain_index (by chain, -1 elsewhere).  Returns how many. */
 static uint32_t wait_chains(const matcher *x, int32_t *chain_index)
@@ -136,7 +131,7 @@ static void list_candidates(matcher *x, const int32_t *clock,
     const trace *t = x->t;
     size_t total = 0;
     for (uint32_t i = 0; i < t->n_waits; i++)
-        if (is_constrained(x->m, &t->waits[i]))
+        if (hb_wait_constrained(x->m, &t->waits[i]))
             total += t->waits[i].n_notifies;
     x->cand = xmalloc_array(total + 1, sizeof *x->cand);
     x->cand_start = xmalloc_array((size_t)x->n + 1, sizeof *x->cand_start);
@@ -144,7 +139,7 @@ static void list_candidates(matcher *x, const int32_t *clock,
     uint32_t c = 0, i = 0;
     for (uint32_t w = 0; w < t->n_waits; w++) {
         const wait_info *wi = &t->waits[w];
-        if (!is_constrained(x->m, wi))
+        if (!hb_wait_constrained(x->m, wi))
             continue;
         x->cand_start[i++] = c;
         uint32_t j = (uint32_t)chain_index[hb_chain_of(t, x->m->handlers, wi->wait)];
@@ -319,7 +314,7 @@ int hb_wait_matching(const trace *t, const hb_model *m, uint32_t *chosen,
     *n_proof = 0;
     x.wait_ev = xmalloc_array((size_t)t->n_waits + 1, sizeof *x.wait_ev);
     for (uint32_t i = 0; i < t->n_waits; i++)
-        if (is_constrained(m, &t->waits[i]))
+        if (hb_wait_constrained(m, &t->waits[i]))
             x.wait_ev[x.n++] = t->waits[i].wait;
     uint32_t n_chains = hb_chain_count(t, m->handlers);
     int32_t *chain_index = xmalloc_array((size_t)n_chains + 1, sizeof *chain_index);

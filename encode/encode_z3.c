@@ -17,6 +17,7 @@
 #include "../traces/alloc.h"
 #include "../traces/clock.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -361,6 +362,7 @@ static hb_solver *give_up(hb_solver *s)
  * Z3 failed. */
 static hb_solver *solver_shell(const hb_model *m, const hb_solver_options *o)
 {
+    assert(!m->waits_deferred); /* hb_model_add_waits() first */
     hb_solver *s = xcalloc(1, sizeof *s);
     s->stop = o->stop;
     s->timeout_ms = o->timeout_ms;
@@ -1078,5 +1080,5 @@ size_t hb_model_explain(const trace *t, const hb_model *m, uint32_t *events,
     size_t n = find_cycle(m, events, max);
     if (n == 0 && hb_wait_matching(t, m, NULL, events, max, &n, stop) != 0)
         n = 0;
-    return n ? n : core_events(m, events, max, stop);
+    return n || m->waits_deferred ? n : core_events(m, events, max, stop);
 }

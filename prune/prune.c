@@ -107,9 +107,10 @@ static void find_marks(const trace *t, const hb_model *m, marks *mk)
     for (uint32_t i = 0; i < m->n_lits; i++)
         if (m->lits[i].kind == LIT_LESS)
             mark(mk, m->lits[i].a, m->lits[i].b);
-    for (uint32_t b = 0; b < m->n_bools; b++)
-        if (m->choices[b].wait != HB_LADDER)
-            mark(mk, m->choices[b].notify, m->choices[b].wait);
+    for (uint32_t i = 0; i < t->n_waits; i++) /* made or deferred */
+        if (hb_wait_constrained(m, &t->waits[i]))
+            for (uint32_t k = 0; k < t->waits[i].n_notifies; k++)
+                mark(mk, t->waits[i].notifies[k], t->waits[i].wait);
     mark_lock_groups(t, m, mk);
     mark_query_events(t, mk);
     free(next);

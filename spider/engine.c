@@ -64,7 +64,7 @@ typedef struct grouper {
 
 struct engine_run {
     const trace *t;
-    const hb_model *m;
+    hb_model *m;             /* its waits are made when Z3 is first needed */
     const analysis_options *o;
     report *r;
     grouper *g;
@@ -870,6 +870,15 @@ static void note_abandoned(const engine_run *run)
 /* Sends what the shortcuts left undecided to Z3: with dedup, dedupable
  * candidates in units per group that stop at their first hold; the rest
  * one by one, in the order of the prefix of Φ they need. */
+/* Makes the wait/notify part of Φ that the model defers (encode.h), on
+ * this thread, before Z3 reads it.  -1 when stopped meanwhile (the model
+ * is then incomplete: nothing more is asked). */
+static int solver_model(const engine_run *run)
+{
+    hb_model_add_waits(run->m, run->t, run->o->stop);
+    return run->m->incomplete ? -1 : 0;
+}
+
 static int ask_solver(engine_run *run, hb_answer *qa, hb_answer *verdict,
                       hb_solver *premade, char *err, size_t err_len)
 {
@@ -901,6 +910,11 @@ static int ask_solver(engine_run *run, hb_answer *qa, hb_answer *verdict,
         free(order);
         order = sorted;
         sort_by_group(run, order, n_grouped);
+    }
+    if (solver_model(run) != 0) { /* stopped: the rest stays undecided */
+        hb_solver_free(premade);
+        free(order);
+        return 0;
     }
     uint32_t *slices = hb_model_slices(run->m);
     sort_by_slice(run, slices, order + n_grouped, n - n_grouped);
@@ -964,6 +978,9 @@ static void explain_inconsistent(const engine_run *run, char *err,
     uint32_t *events = task->events;
     size_t n = 0;
     int left = engine_z3_call(explain_task, task, leave_on(run));
+    if (!left && task->n == 0 && run->m->waits_deferred &&
+        solver_model(run) == 0) /* a core needs Z3, and Z3 the waits */
+        left = engine_z3_call(explain_task, task, leave_on(run));
     if (left)
         note_abandoned(run); /* the events are not known */
     else
@@ -1008,6 +1025,8 @@ static void consistency_task(void *arg)
 static int model_consistent(const engine_run *run, hb_solver **kept,
                             char *err, size_t err_len)
 {
+    if (solver_model(run) != 0)
+        return 1; /* stopped */
     z3_model_task *task = xcalloc(1, sizeof *task);
     *task = (z3_model_task){.m = run->m, .so = solver_options(run),
                             .keep = kept != NULL};
@@ -1360,7 +1379,7 @@ static void generate_all(engine_run *run)
     }
 }
 
-report *analyse(const trace *t, const hb_model *m,
+report *analyse(const trace *t, hb_model *m,
                 const analysis_options *opts, char *err, size_t err_len)
 {
     report *r = xcalloc(1, sizeof *r);

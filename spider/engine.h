@@ -212,11 +212,11 @@ event_ref engine_event_ref(const trace *t, uint32_t e);
  * model otherwise (one solver, made when first needed). */
 typedef struct witness_finder witness_finder;
 
-
-/* Borrows t and m until freed.  z3_only: every witness from Z3 (as with
- * --solver=z3, so that tests check both ways).  Allocation failure ends
- * the run. */
-witness_finder *witness_finder_new(const trace *t, const hb_model *m,
+/* Borrows t and m until freed, and makes m's deferred waits
+ * (hb_model_add_waits()) when it first needs Z3.  z3_only: every witness
+ * from Z3 (as with --solver=z3, so that tests check both ways).
+ * Allocation failure ends the run. */
+witness_finder *witness_finder_new(const trace *t, hb_model *m,
                                    int z3_only, hb_solver_options solver,
                                    const volatile sig_atomic_t *leave_on);
 /* Whether a Z3 call was left running after a stop (engine_z3_call with

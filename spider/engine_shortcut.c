@@ -261,39 +261,32 @@ static int observed_before(const engine *e, uint32_t a, uint32_t b)
 }
 
 /* Where the matching is too large to make (hb_wait_matching() -1): each
- * WAIT takes the latest NOTIFY before it that no WAIT took.  0 if that
- * leaves one without. */
-static int choose_bools_greedily(const engine *e, uint8_t *value,
-                                 hb_edge_list *chosen)
+ * WAIT takes the latest NOTIFY before it that no WAIT took, into
+ * match[wait].  0 if that leaves one without. */
+static int match_greedily(const engine *e, uint32_t *match)
 {
-    const hb_model *m = e->m;
     const trace *t = e->t;
     uint8_t *used = xcalloc(t->n_events + 1, 1);
     int ok = 1;
-    for (uint32_t b = 0; b < m->n_bools && ok &&
-                         m->choices[b].wait != HB_LADDER;) {
-        uint32_t w = m->choices[b].wait, end = b, best = UINT32_MAX;
-        while (end < m->n_bools && m->choices[end].wait == w)
-            end++;
-        for (uint32_t k = b; k < end; k++) {
-            uint32_t nt = m->choices[k].notify;
-            int free_notify = t->events[nt].kind == EV_NOTIFYALL || !used[nt];
-            if (!free_notify)
+    for (uint32_t i = 0; i < t->n_waits && ok; i++) {
+        const wait_info *wi = &t->waits[i];
+        if (!hb_wait_constrained(e->m, wi))
+            continue;
+        uint32_t w = wi->wait, best = UINT32_MAX;
+        for (uint32_t k = 0; k < wi->n_notifies; k++) {
+            uint32_t nt = wi->notifies[k];
+            if (t->events[nt].kind != EV_NOTIFYALL && used[nt])
                 continue;
             if (best == UINT32_MAX ||
                 (observed_before(e, nt, w) &&
-                 (!observed_before(e, m->choices[best].notify, w) ||
-                  nt > m->choices[best].notify)))
-                best = k;
+                 (!observed_before(e, best, w) || nt > best)))
+                best = nt;
         }
-        if (best == UINT32_MAX)
-            ok = 0;
-        else {
-            value[best] = 1;
-            used[m->choices[best].notify] = 1;
-            hb_edge_list_add(chosen, m->choices[best].notify, w);
+        ok = best != UINT32_MAX;
+        if (ok) {
+            match[w] = best;
+            used[best] = 1;
         }
-        b = end;
     }
     free(used);
     return ok;
@@ -301,7 +294,9 @@ static int choose_bools_greedily(const engine *e, uint8_t *value,
 
 /* Picks the wait/notify booleans as observed: a matching of the WAITs to
  * NOTIFYs before them (hb_wait_matching(); a NOTIFY wakes one WAIT at
- * most).  Taking, WAIT by WAIT, the latest NOTIFY still free may leave a
+ * most), an edge from each chosen NOTIFY to its WAIT into chosen, and
+ * value[] for the booleans where Φ has them made (hb_model_add_waits()).
+ * Taking, WAIT by WAIT, the latest NOTIFY still free may leave a
  * later WAIT only NOTIFYs of its own thread where a matching exists: then
  * R was no witness, on traces of 10^5 events with no imperfection at all.
  * 0 if impossible; when no matching exists, e->waits_unmatched is set:
@@ -314,14 +309,14 @@ static int choose_bools(engine *e, uint8_t *value, hb_edge_list *chosen)
     size_t n_proof;
     int rc = hb_wait_matching(t, m, match, NULL, 0, &n_proof, NULL), ok = rc == 1;
     e->waits_unmatched = rc == 0;
-    for (uint32_t b = 0; ok && b < m->n_bools && m->choices[b].wait != HB_LADDER; b++)
-        if (match[m->choices[b].wait] == m->choices[b].notify) {
-            value[b] = 1;
-            hb_edge_list_add(chosen, m->choices[b].notify, m->choices[b].wait);
-        }
-    free(match);
     if (rc == -1)
-        ok = choose_bools_greedily(e, value, chosen);
+        ok = match_greedily(e, match);
+    for (uint32_t i = 0; ok && i < t->n_waits; i++)
+        if (hb_wait_constrained(m, &t->waits[i]))
+            hb_edge_list_add(chosen, match[t->waits[i].wait], t->waits[i].wait);
+    for (uint32_t b = 0; ok && b < m->n_bools && m->choices[b].wait != HB_LADDER; b++)
+        value[b] = match[m->choices[b].wait] == m->choices[b].notify;
+    free(match);
     /* a ladder's booleans (after every WAIT's): s_i = x_i or s_(i-1), in
      * the order of its clauses x -> s */
     for (uint32_t c = 0; c < m->n_clauses && ok; c++) {

@@ -42,7 +42,7 @@ typedef struct in_edges {
 
 struct witness_finder {
     const trace *t;
-    const hb_model *m;
+    hb_model *m;                     /* its waits made before Z3 reads it */
     hb_solver_options solver_options;
     const volatile sig_atomic_t *leave_on; /* engine_z3_call's stop */
     int abandoned;                   /* a Z3 call was left running */
@@ -100,9 +100,11 @@ static void build_sync(witness_finder *w)
     for (uint32_t i = 0; i < m->n_lits; i++)
         if (m->lits[i].kind == LIT_LESS)
             hb_edge_list_add(&l, m->lits[i].a, m->lits[i].b);
-    for (uint32_t b = 0; b < m->n_bools; b++) /* "b woke the WAIT" */
-        if (m->choices[b].wait != HB_LADDER)
-            hb_edge_list_add(&l, m->choices[b].notify, m->choices[b].wait);
+    const trace *t = w->t; /* "a NOTIFY woke the WAIT", made or deferred */
+    for (uint32_t i = 0; i < t->n_waits; i++)
+        if (hb_wait_constrained(m, &t->waits[i]))
+            for (uint32_t k = 0; k < t->waits[i].n_notifies; k++)
+                hb_edge_list_add(&l, t->waits[i].notifies[k], t->waits[i].wait);
     in_edges_build(&w->sync, m->n_events, l.v, l.n);
     free(l.v);
 }
@@ -151,7 +153,7 @@ static int next_wait(const witness_finder *w, wait_iter *it, uint32_t *y)
     return 0;
 }
 
-witness_finder *witness_finder_new(const trace *t, const hb_model *m,
+witness_finder *witness_finder_new(const trace *t, hb_model *m,
                                    int z3_only, hb_solver_options solver,
                                    const volatile sig_atomic_t *leave_on)
 {
@@ -525,6 +527,9 @@ static hb_answer order_by_z3(witness_finder *w, const hb_query *q,
         collect_candidates(w, core->v[i], valued);
     for (uint32_t i = 0; i < core->n; i++)
         list_add(w, valued, core->v[i]);
+    hb_model_add_waits(w->m, w->t, w->solver_options.stop); /* on this thread */
+    if (w->m->incomplete) /* stopped meanwhile */
+        return ANSWER_UNKNOWN;
     z3_witness_task *task = xcalloc(1, sizeof *task);
     *task = (z3_witness_task){.w = w, .q = *q, .n = valued->n};
     task->events = xmalloc_array((size_t)valued->n + 1, sizeof *task->events);

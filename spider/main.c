@@ -467,10 +467,17 @@ static void catch_stop_signals(int flags)
 /* --emit-smt2=FILE.  Returns 0; 1 when stopped (FILE is left
  * incomplete, said on stderr, and the run goes on to its partial report);
  * -1 (said) when FILE cannot be written. */
-static int write_smt2(const char *path, const hb_model *m, const trace *t,
+static int write_smt2(const char *path, hb_model *m, const trace *t,
                       progress **prog)
 {
     enum { MANY_LOCK_CLAUSES = 10000000 }; /* said before they are written */
+    hb_model_add_waits(m, t, &stop_requested); /* the file holds all of Φ */
+    if (m->incomplete) {
+        progress_end(prog);
+        fprintf(stderr, "spider: %s: stopped: the SMT-LIB2 file is not "
+                "written\n", path);
+        return 1;
+    }
     if (m->n_lock_clauses > MANY_LOCK_CLAUSES) {
         progress_end(prog);
         fprintf(stderr, "spider: warning: --emit-smt2: writing %llu lock "

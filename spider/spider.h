@@ -241,10 +241,11 @@ typedef struct analysis_options {
 } analysis_options;
 
 /* Runs every analysis that opts turns on (spider/engine.h lists them) on
- * t with model m.
+ * t with model m, making m's deferred waits when Z3 needs them
+ * (hb_model_add_waits()).
  * Returns NULL with a message in err when the model is unsatisfiable or a
  * solver fails. */
-report *analyse(const trace *t, const hb_model *m,
+report *analyse(const trace *t, hb_model *m,
                 const analysis_options *opts, char *err, size_t err_len);
 
 /* ---- printers --------------------------------------------------------------- */

@@ -144,6 +144,7 @@ int main(int argc, char **argv)
         return 2;
     }
     hb_model *m = hb_model_build(t, NULL, hm);
+    hb_model_add_waits(m, t, NULL); /* Z3 and the file read all of Φ */
     hb_query *q = malloc(sizeof *q * (n + 1));
     hb_answer *fast = malloc(sizeof *fast * (n + 1));
     hb_answer *slow = malloc(sizeof *slow * (n + 1));

@@ -87,6 +87,17 @@ static void expect_constraints_kept(const char *text, handler_model hm,
     /* the projection of Φ is Φ built for the kept events */
     hb_model *projected = hb_model_build(t, NULL, hm);
     assert_int_equal(hb_model_project(projected, t, keep), 0);
+    /* the wait/notify part, deferred through the projection, counted as
+     * it is when made */
+    uint64_t deferred_size = hb_model_size(projected);
+    hb_counts deferred_counts = projected->counts;
+    hb_model_add_waits(full, t, NULL);
+    hb_model_add_waits(pruned, t, NULL);
+    hb_model_add_waits(projected, t, NULL);
+    assert_int_equal(hb_model_size(projected), deferred_size);
+    assert_memory_equal(&projected->counts, &deferred_counts,
+                        sizeof deferred_counts);
+    assert_int_equal(projected->n_bools, pruned->n_bools);
     assert_int_equal(projected->n_edges, pruned->n_edges);
     assert_int_equal(projected->n_clauses, pruned->n_clauses);
     assert_int_equal(projected->n_lock_clauses, pruned->n_lock_clauses);
@@ -153,6 +164,33 @@ static void two_open_sections_stay_contradictory(void **state)
                        E("b@n", "\"type\":\"LOCK\",\"variable\":\"L\"")
                        ACC("b@n", "W", "x", "B.1");
     expect_constraints_kept(text, HANDLERS_NESTED, 0);
+}
+
+/* Two WAITs and three NOTIFYs of one condition: the wait/notify part of
+ * Φ, deferred while pruning and projecting (encode.h), is made the same
+ * for the projection as for Φ built on the kept events, and names only
+ * kept events.  c's LOCK of a lock no other thread takes orders nothing
+ * and goes (its UNLOCK, c's last event, stays). */
+static void deferred_waits_survive_pruning(void **state)
+{
+    (void)state;
+    const char *text = E("a@n", "\"type\":\"START\"")
+                       E("a@n", "\"type\":\"NOTIFY\",\"variable\":\"c\"")
+                       ACC("a@n", "W", "x", "A.1")
+                       E("b@n", "\"type\":\"START\"")
+                       E("b@n", "\"type\":\"NOTIFY\",\"variable\":\"c\"")
+                       E("b@n", "\"type\":\"NOTIFY\",\"variable\":\"c\"")
+                       E("c@n", "\"type\":\"START\"")
+                       E("c@n", "\"type\":\"WAIT\",\"variable\":\"c\"")
+                       E("c@n", "\"type\":\"LOCK\",\"variable\":\"l\"")
+                       ACC("c@n", "R", "x", "C.1")
+                       E("c@n", "\"type\":\"UNLOCK\",\"variable\":\"l\"")
+                       E("d@n", "\"type\":\"START\"")
+                       E("d@n", "\"type\":\"WAIT\",\"variable\":\"c\"")
+                       ACC("d@n", "R", "x", "D.1");
+    expect_kept(text, HANDLERS_NESTED, "11111111011111");
+    expect_constraints_kept(text, HANDLERS_NESTED, 1);
+    expect_constraints_kept(text, HANDLERS_FLOATING, 1);
 }
 
 /* ---- rule 1: events that order nothing ------------------------------------------ */
@@ -365,6 +403,7 @@ static void last_event_access_is_kept(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(deferred_waits_survive_pruning),
         cmocka_unit_test(lock_of_one_thread_is_dropped),
         cmocka_unit_test(lock_shared_by_threads_is_kept),
         cmocka_unit_test(unreceived_send_dropped_received_kept),
