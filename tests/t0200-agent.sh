@@ -4,7 +4,8 @@
 # exception too), ReentrantLock and read/write locks, wait/notify and
 # Condition, thread start/join, executors/futures/latches/
 # CompletableFuture, blocking queues and deques (the JDK's and a
-# program's own, called through its own type), datagrams, a two-process
+# program's own, called through its own type, its inside not traced),
+# datagrams, a two-process
 # TCP exchange with message handlers (message and handler races), a
 # socket read that brings two messages to a handler, and an atomicity
 # violation — and run under the agent; spider's groups must be
@@ -45,7 +46,7 @@ analyse() {
     done <"$TMP/$name.check"
 }
 
-for p in Fields Monitors Locks WaitNotify Threads Tasks Queues CustomQueue Datagrams Atomicity; do
+for p in Fields Monitors Locks WaitNotify Threads Tasks Queues CustomQueue OwnQueue Datagrams Atomicity; do
     if trace $p $p "" --; then
         ok
         if [ $p = Atomicity ]; then analyse $p --atomicity; else analyse $p; fi
@@ -53,6 +54,13 @@ for p in Fields Monitors Locks WaitNotify Threads Tasks Queues CustomQueue Datag
         not_ok "$p: the program failed under the agent: $(tail -n 3 "$TMP/$p.log")"
     fi
 done
+
+# a traced queue of the program's own: its callers' put and take are the
+# hand-off, its lock, condition and fields are not traced
+if [ -d "$TMP/OwnQueue" ]; then
+    grep -q '"loc":"OwnQueueRing\.' "$TMP"/OwnQueue/*.json &&
+        not_ok "OwnQueue: the inside of the program's own queue was traced" || ok
+fi
 
 # one socket read that brings two messages: the second handler call is not recorded
 if trace Buffered Buffered ,handlers=Buffered.handleA --; then ok; analyse Buffered; else

@@ -124,6 +124,12 @@ final class Transformer implements ClassFileTransformer {
         info(loader, name, bytes);
         int version = cr.readUnsignedShort(6);
         if ((cr.getAccess() & Opcodes.ACC_MODULE) != 0) return null;
+        // A blocking queue of the program's own is a hand-off, as the JDK's
+        // are: its callers' puts and takes are the messages, and its inside
+        // (a lock, a condition, its fields) is left alone as the JDK's is.
+        // Traced, its sections and a WAIT per take made every election's
+        // queue in ZooKeeper a matching problem that Z3 did not finish.
+        if (isA(loader, name, java.util.concurrent.BlockingQueue.class)) return null;
         // first line of each method: where HANDLERBEGIN and a synchronized method's LOCK are
         Map<String, Integer> firstLine = new HashMap<>();
         cr.accept(new ClassVisitor(Opcodes.ASM9) {
