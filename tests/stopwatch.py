@@ -30,10 +30,26 @@ def _runq_ns(pid):
         return 0  # no schedstat (an old or restricted kernel): wall time only
 
 
+def _catches_sigterm(pid):
+    """Whether pid has a handler for SIGTERM (SigCgt in /proc/PID/status),
+    or need not wait for one: it has exited (a zombie, not reaped here),
+    or /proc cannot tell."""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith("State:") and line.split()[1] in ("Z", "X"):
+                    return True
+                if line.startswith("SigCgt:"):
+                    return int(line.split()[1], 16) >> (signal.SIGTERM - 1) & 1
+    except (OSError, ValueError, IndexError):
+        pass
+    return True
+
+
 def stop(argv, after, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
          stdin=None, at_start=None):
     """Starts argv, sends SIGTERM after `after` seconds (at once if it has
-    ended by then) and waits for the exit.  at_start(p) runs right after
+    ended by then; not before it catches SIGTERM) and waits for the exit.  at_start(p) runs right after
     the start (e.g. a thread feeding standard input).  Returns (exit
     status, wall ms from the signal to the exit, that minus the main
     thread's wait for a CPU)."""
@@ -41,6 +57,12 @@ def stop(argv, after, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     if at_start:
         at_start(p)
     time.sleep(after)
+    # A signal before spider has set its handler (the loader still mapping
+    # libz3: a few ms, many more on a busy machine) kills it by default:
+    # no test of its stop, so the signal waits for the handler.
+    deadline = time.monotonic() + 30
+    while not _catches_sigterm(p.pid) and time.monotonic() < deadline:
+        time.sleep(0.001)
     runq0 = _runq_ns(p.pid)
     t0 = time.monotonic()
     os.kill(p.pid, signal.SIGTERM)  # not p.send_signal: it reaps an exited
