@@ -7,7 +7,8 @@
 # program's own, called through its own type, its inside not traced),
 # datagrams, a two-process
 # TCP exchange with message handlers (message and handler races), a
-# socket read that brings two messages to a handler, and an atomicity
+# socket read that brings two messages to a handler, an ordering
+# receive after a message no handler follows, and an atomicity
 # violation — and run under the agent; spider's groups must be
 # exactly the planted ones (tests/agent/check.py reads them from the
 # program's comments), every receive matched, no anomaly.  A bad option
@@ -65,6 +66,11 @@ fi
 # one socket read that brings two messages: the second handler call is not recorded
 if trace Buffered Buffered ,handlers=Buffered.handleA --; then ok; analyse Buffered; else
     not_ok "Buffered: the program failed under the agent: $(tail -n 3 "$TMP/Buffered.log")"
+fi
+
+# an ordering receive after a queue message that no handler follows
+if trace LateSync LateSync ,handlers=LateSync.handle --; then ok; analyse LateSync; else
+    not_ok "LateSync: the program failed under the agent: $(tail -n 3 "$TMP/LateSync.log")"
 fi
 
 # two processes: the server's port goes through a file

@@ -268,14 +268,18 @@ public final class Rt {
     }
 
     /**
-     * The receive of a synchronisation (volatile, future, latch): in a
-     * thread that runs handlers and whose last message still waits for its
-     * handler, it is put off until the handler has begun, so that the
-     * handler opens for that message, not for this one.
+     * The receive of a synchronisation (volatile, future, latch), written
+     * where it happens.  A handler opens for the thread's latest receive,
+     * so when one begins after such receives, hbegin writes its message's
+     * receive again.  Only a byte-stream receive (socket) cannot be
+     * written twice: in a thread that runs handlers and whose last such
+     * receive still waits for its handler, this one is put off until the
+     * handler has begun (or the next receive), late but never lost for a
+     * queue or task message that no handler follows.
      */
     private static void syncRecv(TState s, String loc, String src, String obj, String id) {
         String line = recvLine(s, loc, src, obj, id, true);
-        if (s.handlerThread && s.pendingReal) {
+        if (s.handlerThread && s.pendingReal && s.lastReal == null) {
             if (s.deferred == null) s.deferred = new ArrayList<>();
             s.deferred.add(line);
         } else {
@@ -975,10 +979,10 @@ public final class Rt {
                 s.handlers.push(Boolean.FALSE);
                 return;
             }
-            // the first handler of a thread: ordering receives were not put
-            // off yet; the message's receive is written again (a message may
-            // be received twice) so that the handler opens for it
-            if (!s.handlerThread && s.syncSinceReal && s.lastReal != null)
+            // ordering receives written since the message's (syncRecv): its
+            // receive is written again (a message may be received twice) so
+            // that the handler opens for it
+            if (s.syncSinceReal && s.lastReal != null)
                 out.line(s.lastReal);
             s.handlers.push(Boolean.TRUE);
             s.handlerThread = true;
