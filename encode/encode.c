@@ -605,9 +605,12 @@ void hb_model_add_waits(hb_model *m, const trace *t,
                  .clause_origin_cap = m->n_clauses};
     hb_counts counted = m->counts; /* these clauses are in it already */
     wait_notify(&b);
-    assert(m->incomplete ||
-           m->counts.wait_notify - counted.wait_notify == m->n_wait_clauses);
+    uint64_t made = m->counts.wait_notify - counted.wait_notify;
+    assert(m->incomplete || made == m->n_wait_clauses);
     m->counts = counted;
+    /* after a stop, those made: the counts agree with the clauses */
+    m->counts.wait_notify -= m->n_wait_clauses - made;
+    m->n_wait_clauses = made;
     m->waits_deferred = 0;
 }
 
@@ -1216,7 +1219,7 @@ static int projection_loses(const hb_model *m, const trace *t, const uint8_t *ke
             if (!survives(m, keep, w->notifies[k]))
                 return 1;
     }
-        /* every section of a group is in a clause */
+    /* every section of a group is in a clause */
     for (uint32_t i = 0; i < m->n_lock_sections; i++) {
         const lock_section *x = &m->lock_sections[i];
         if (!survives(m, keep, x->acquire) ||

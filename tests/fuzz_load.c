@@ -25,6 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             uint8_t *keep = prune_trace(t, m, &po, &st);
             if (hb_model_project(m, t, keep) != 0)
                 abort(); /* pruning broke its invariant */
+            hb_model_add_waits(m, t, NULL); /* the slicer reads them */
             free(hb_model_slices(m));
             hb_model_free(m);
             free(keep);
