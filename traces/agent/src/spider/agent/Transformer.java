@@ -341,12 +341,16 @@ final class Transformer implements ClassFileTransformer {
             String l = loc();
             String objDesc = "(Ljava/lang/Object;Ljava/lang/String;Ljava/lang/String;)V";
             String stDesc = "(Ljava/lang/String;Ljava/lang/String;)V";
+            if (vol && (op == Opcodes.GETFIELD || op == Opcodes.GETSTATIC)) {
+                volatileRead(op, fowner, fname, fdesc, var, l);
+                return;
+            }
             switch (op) {
             case Opcodes.GETFIELD:
                 super.visitInsn(Opcodes.DUP);
                 super.visitLdcInsn(var);
                 super.visitLdcInsn(l);
-                rt(vol ? "vr" : "r", objDesc);
+                rt("r", objDesc);
                 break;
             case Opcodes.PUTFIELD:
                 if (Type.getType(fdesc).getSize() == 2) {
@@ -364,7 +368,7 @@ final class Transformer implements ClassFileTransformer {
             case Opcodes.GETSTATIC:
                 super.visitLdcInsn(var);
                 super.visitLdcInsn(l);
-                rt(vol ? "vrs" : "rs", stDesc);
+                rt("rs", stDesc);
                 break;
             case Opcodes.PUTSTATIC:
                 super.visitLdcInsn(var);
@@ -375,6 +379,34 @@ final class Transformer implements ClassFileTransformer {
                 break;
             }
             super.visitFieldInsn(op, fowner, fname, fdesc);
+        }
+
+        /** A volatile read, recorded after it reads: the writer records
+         *  before it writes (Rt.volatileWrite), so a read that sees the
+         *  new value finds the write's message.  Recorded before the read,
+         *  a write in between went unseen and the reader unordered. */
+        private void volatileRead(int op, String fowner, String fname, String fdesc,
+                                  String var, String l) {
+            boolean wide = Type.getType(fdesc).getSize() == 2;
+            if (op == Opcodes.GETSTATIC) {
+                super.visitFieldInsn(op, fowner, fname, fdesc);
+                super.visitLdcInsn(var);
+                super.visitLdcInsn(l);
+                rt("vrs", "(Ljava/lang/String;Ljava/lang/String;)V");
+                return;
+            }
+            // [o] -> [o, o] -> getfield -> [o, v] -> [v, o] -> Rt.vr(o, var, loc) -> [v]
+            super.visitInsn(Opcodes.DUP);
+            super.visitFieldInsn(op, fowner, fname, fdesc);
+            if (wide) {
+                super.visitInsn(Opcodes.DUP2_X1);
+                super.visitInsn(Opcodes.POP2);
+            } else {
+                super.visitInsn(Opcodes.SWAP);
+            }
+            super.visitLdcInsn(var);
+            super.visitLdcInsn(l);
+            rt("vr", "(Ljava/lang/Object;Ljava/lang/String;Ljava/lang/String;)V");
         }
 
         /** The call replaced by Rt.m(RECV, args..., loc). */
