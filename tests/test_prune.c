@@ -13,17 +13,12 @@
 #include <string.h>
 
 #include "../prune/prune.h"
+#include "test_util.h"
 
 /* The trace written in `text`; the test fails if it does not load. */
 static trace *load(const char *text)
 {
-    trace_options o = {0};
-    trace *t;
-    char err[256];
-    if (trace_load_buffer("p.log", text, strlen(text), &o, &t, err,
-                          sizeof err) != TRACE_OK)
-        fail_msg("load: %s", err);
-    return t;
+    return test_load("p.log", text);
 }
 
 /* Prunes `text` and compares the keep mask with `want` ("1101..."). */

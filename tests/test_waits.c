@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "../encode/encode.h"
+#include "test_util.h"
 
 #define E(th, fields) "{\"thread\":\"" th "\"," fields "}\n"
 #define ON(th, type, cond) E(th, "\"type\":\"" type "\",\"variable\":\"" cond "\"")
@@ -30,12 +31,7 @@ typedef struct matched {
  * matches its WAITs. */
 static matched match(const char *text)
 {
-    trace_options o = {0};
-    trace *t;
-    char err[256];
-    if (trace_load_buffer("w.log", text, strlen(text), &o, &t, err,
-                          sizeof err) != TRACE_OK)
-        fail_msg("load: %s", err);
+    trace *t = test_load("w.log", text);
     assert_true(t->n_events <= 16);
     hb_model *m = hb_model_build(t, NULL, HANDLERS_NESTED);
     matched r;

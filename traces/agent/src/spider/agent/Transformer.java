@@ -342,7 +342,8 @@ final class Transformer implements ClassFileTransformer {
             String objDesc = "(Ljava/lang/Object;Ljava/lang/String;Ljava/lang/String;)V";
             String stDesc = "(Ljava/lang/String;Ljava/lang/String;)V";
             if (vol && (op == Opcodes.GETFIELD || op == Opcodes.GETSTATIC)) {
-                volatileRead(op, fowner, fname, fdesc, var, l);
+                volatileRead(op, fowner, fname, fdesc, var, l,
+                             op == Opcodes.GETSTATIC ? stDesc : objDesc);
                 return;
             }
             switch (op) {
@@ -386,13 +387,13 @@ final class Transformer implements ClassFileTransformer {
          *  new value finds the write's message.  Recorded before the read,
          *  a write in between went unseen and the reader unordered. */
         private void volatileRead(int op, String fowner, String fname, String fdesc,
-                                  String var, String l) {
+                                  String var, String l, String hookDesc) {
             boolean wide = Type.getType(fdesc).getSize() == 2;
             if (op == Opcodes.GETSTATIC) {
                 super.visitFieldInsn(op, fowner, fname, fdesc);
                 super.visitLdcInsn(var);
                 super.visitLdcInsn(l);
-                rt("vrs", "(Ljava/lang/String;Ljava/lang/String;)V");
+                rt("vrs", hookDesc);
                 return;
             }
             // [o] -> [o, o] -> getfield -> [o, v] -> [v, o] -> Rt.vr(o, var, loc) -> [v]
@@ -406,7 +407,7 @@ final class Transformer implements ClassFileTransformer {
             }
             super.visitLdcInsn(var);
             super.visitLdcInsn(l);
-            rt("vr", "(Ljava/lang/Object;Ljava/lang/String;Ljava/lang/String;)V");
+            rt("vr", hookDesc);
         }
 
         /** The call replaced by Rt.m(RECV, args..., loc). */
