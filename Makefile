@@ -49,7 +49,8 @@ LIB_SRC = traces/alloc.c traces/clock.c traces/text.c traces/trace_load.c traces
 LIB_OBJ = $(LIB_SRC:%.c=$(OBJ)/%.o)
 
 BINS = bin/spider bin/cyclon-trace bin/json-baseline bin/gen-trace bin/check-smt2
-TEST_BINS = tests/bin/test_trace tests/bin/test_prune tests/bin/test_waits
+TEST_BINS = tests/bin/test_trace tests/bin/test_prune tests/bin/test_waits \
+            tests/bin/test_schedule
 SAN_FLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
             -fno-sanitize-recover=undefined
 FUZZ_SECONDS ?= 600
@@ -80,7 +81,8 @@ $(OBJ)/%.d: ;
 # named, so that a missing one is not an intermediate file to ignore
 DEP_FILES = $(patsubst %.c,$(OBJ)/%.d,$(LIB_SRC) spider/main.c \
             benchmarks/cyclon_trace.c benchmarks/json_baseline.c \
-            tests/gen_trace.c tests/gen_trace_locks.c tests/check_smt2.c tests/test_trace.c tests/test_prune.c tests/test_waits.c)
+            tests/gen_trace.c tests/gen_trace_locks.c tests/check_smt2.c tests/test_trace.c tests/test_prune.c tests/test_waits.c \
+            tests/test_schedule.c)
 $(DEP_FILES):
 
 -include $(shell find $(OBJ) -name '*.d' 2>/dev/null)
@@ -137,7 +139,7 @@ check: deps
 check-sanitized: deps
 	@$(MAKE) --no-print-directory -j$(NPROC) OBJ=build-san CFLAGS="$(SAN_FLAGS)" \
 	    BIN_DIR=bin-san bin-san/spider bin-san/test_trace bin-san/test_prune \
-	    bin-san/test_waits
+	    bin-san/test_waits bin-san/test_schedule
 	@echo "== the suite under AddressSanitizer and UndefinedBehaviorSanitizer =="
 	@SANITIZED=1 SPIDER=./bin-san/spider SEEDS=30 JOBS=$(NPROC) \
 	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \

@@ -69,6 +69,9 @@ struct scheduler {
                                    thread in the floating model: Φ
                                    excludes only other threads) */
     uint32_t *pending;          /* group -> needed sections not yet left */
+    uint32_t *first_open;       /* group -> its first section (observed
+                                   order) that is needed and not left,
+                                   or one past its last (LOCKS_OBSERVED) */
     uint32_t *wait_head, *pin_head; /* group -> parked acquires */
     uint32_t *next_parked;      /* event -> next parked on the same list */
     uint32_t *deferred, n_deferred;
@@ -276,6 +279,7 @@ scheduler *scheduler_new(const trace *t, const hb_model *m)
     s->holder = xmalloc_array(groups, sizeof(uint32_t));
     s->inside = xmalloc_array(groups, sizeof(uint32_t));
     s->pending = xmalloc_array(groups, sizeof(uint32_t));
+    s->first_open = xmalloc_array(groups, sizeof(uint32_t));
     s->wait_head = xmalloc_array(groups, sizeof(uint32_t));
     s->pin_head = xmalloc_array(groups, sizeof(uint32_t));
     s->next_parked = xmalloc_array(n, sizeof(uint32_t));
@@ -296,7 +300,7 @@ void scheduler_free(scheduler *s)
     free(s->feeds_start); free(s->feeds); free(s->gated); free(s->wait_of);
     free(s->chosen); free(s->used); free(s->parked_waits); free(s->holder);
     free(s->inside);
-    free(s->pending); free(s->wait_head); free(s->pin_head);
+    free(s->pending); free(s->first_open); free(s->wait_head); free(s->pin_head);
     free(s->next_parked); free(s->deferred); free(s->stack);
     free(s);
 }
@@ -359,10 +363,18 @@ static uint32_t heap_pop(scheduler *s)
 /* How much of the query's focus a run keeps (reset(), unfocus()). */
 enum focus { UNFOCUSED, PINNED, FOCUSED };
 
+/* In which order a run enters the sections of a lock (scheduler_run()). */
+enum lock_order {
+    LOCKS_GREEDY,               /* whoever is ready first */
+    LOCKS_OBSERVED_ELSEWHERE,   /* observed order in nodes without a query
+                                   event, greedy in the query's nodes */
+    LOCKS_OBSERVED              /* observed order everywhere, but a needed
+                                   section waits only for the needed ones */
+};
+
 typedef struct run_state {
     const hb_query *q;
-    int observed_locks;         /* nodes without a query event enter a
-                                   lock's sections in the observed order */
+    enum lock_order lock_order;
     enum focus focused;         /* FOCUSED: playing only what the query
                                    needs; PINNED: everything, but sections
                                    the query's events will run inside
@@ -503,6 +515,46 @@ static int may_wake(scheduler *s, uint32_t e)
     return 1;
 }
 
+/* The first section of group g, in the observed order, that is needed
+ * and not left yet (one past the group's last if none).  Sections that
+ * become needed later (promote_pinned()) may have been passed: they then
+ * keep no order, which costs only a run not found. */
+static uint32_t first_open_section(scheduler *s, uint32_t g)
+{
+    const hb_lock_group *lg = &s->m->lock_groups[g];
+    uint32_t i = s->first_open[g];
+    while (i < lg->first + lg->n) {
+        const lock_section *x = &s->m->lock_sections[i];
+        if ((s->flag[x->acquire] & NEEDED) && !(s->flag[x->release] & DONE))
+            break;
+        i++;
+    }
+    return s->first_open[g] = i;
+}
+
+/* Whether acquire e of section sec must wait for a section before it in
+ * the observed order.  Under LOCKS_OBSERVED a needed section passes the
+ * sections that are not needed (what the query's events do not wait
+ * for, as the events after a receive the query moves later), so that
+ * the needed events run in their observed order, before the rest. */
+static int waits_for_observed(scheduler *s, const run_state *r, uint32_t e, uint32_t sec)
+{
+    int32_t prev = s->prev_section[sec];
+    int prev_open = prev >= 0 &&
+        !(s->flag[s->m->lock_sections[prev].release] & DONE);
+    switch (r->lock_order) {
+    case LOCKS_GREEDY:
+        return 0;
+    case LOCKS_OBSERVED_ELSEWHERE:
+        return prev_open && !in_query_node(s, r, e);
+    case LOCKS_OBSERVED:
+        if (r->q && (s->flag[e] & NEEDED))
+            return first_open_section(s, s->group_of[sec]) < sec;
+        return prev_open;
+    }
+    return 0;
+}
+
 static int may_enter(scheduler *s, const run_state *r, uint32_t e)
 {
     if (s->wait_of[e] >= 0 && s->chosen[e] == NO_EVENT && !may_wake(s, e))
@@ -511,10 +563,8 @@ static int may_enter(scheduler *s, const run_state *r, uint32_t e)
     if (sec < 0)
         return 1;
     uint32_t g = s->group_of[sec];
-    int32_t prev = s->prev_section[sec];
     if ((s->holder[g] && s->holder[g] != s->t->events[e].thread + 1) ||
-        (r->observed_locks && prev >= 0 && !in_query_node(s, r, e) &&
-         !(s->flag[s->m->lock_sections[prev].release] & DONE))) {
+        waits_for_observed(s, r, e, (uint32_t)sec)) {
         park(s, &s->wait_head[g], e);
         return 0;
     }
@@ -635,6 +685,7 @@ static void reset(scheduler *s, run_state *r)
         s->holder[g] = 0;
         s->inside[g] = 0;
         s->pending[g] = 0;
+        s->first_open[g] = m->lock_groups[g].first;
         s->wait_head[g] = s->pin_head[g] = NO_EVENT;
     }
     s->heap_n = s->n_deferred = 0;
@@ -670,9 +721,9 @@ static void unfocus(scheduler *s, run_state *r)
 
 /* One run (scheduler_run()). */
 static int run_once(scheduler *s, const hb_query *q, uint32_t *value,
-                    int observed_locks)
+                    enum lock_order lock_order)
 {
-    run_state r = {.q = q, .value = value, .observed_locks = observed_locks};
+    run_state r = {.q = q, .value = value, .lock_order = lock_order};
     reset(s, &r);
     s->steps += s->n / 4; /* what reset() costs, in events played */
     for (uint32_t e = 0; e < s->n; e++)
@@ -709,12 +760,19 @@ static int run_once(scheduler *s, const hb_query *q, uint32_t *value,
  * nodes' sections of each lock in their observed order: the query's
  * focus moves when messages reach those nodes, and a greedy order there
  * can then take a lock in an order that deadlocks, while the observed
- * order (with U, acyclic when the observed run is one of Φ) cannot. */
+ * order (with U, acyclic when the observed run is one of Φ) cannot.
+ * Last, the observed order in the query's nodes too (for Φ alone, the
+ * only other try), where only the sections the query needs go first: a
+ * greedy order there lets a thread enter a section early and then wait
+ * inside it for what another thread's earlier section sends. */
 int scheduler_run(scheduler *s, const hb_query *q, uint32_t *value)
 {
     if (!supported(s, q))
         return 0;
-    return run_once(s, q, value, 0) || (q && run_once(s, q, value, 1));
+    if (run_once(s, q, value, LOCKS_GREEDY))
+        return 1;
+    return (q && run_once(s, q, value, LOCKS_OBSERVED_ELSEWHERE)) ||
+           run_once(s, q, value, LOCKS_OBSERVED);
 }
 
 void scheduler_choices(const scheduler *s, hb_edge_list *out)

@@ -1,13 +1,13 @@
 # The unit tests (cmocka): the loader's input variants and errors
-# (test_trace), each pruning rule (test_prune), and the matching of
-# WAITs to NOTIFYs (test_waits).
+# (test_trace), each pruning rule (test_prune), the matching of WAITs to
+# NOTIFYs (test_waits), and runs found by scheduling (test_schedule).
 . tests/lib.sh
-bins="tests/bin/test_trace tests/bin/test_prune tests/bin/test_waits"
+bins="tests/bin/test_trace tests/bin/test_prune tests/bin/test_waits tests/bin/test_schedule"
 # test_trace reads t0140's corpus of hostile inputs too, a window at a time
 # against whole (windows_read_as_whole)
 python3 tests/hostile/make-hostile.py "$TMP/hostile" >/dev/null || not_ok "the corpus generator failed"
 export TEST_WINDOW_DIRS="$TMP/hostile"
-[ -n "${SANITIZED:-}" ] && bins="bin-san/test_trace bin-san/test_prune bin-san/test_waits"
+[ -n "${SANITIZED:-}" ] && bins="bin-san/test_trace bin-san/test_prune bin-san/test_waits bin-san/test_schedule"
 for t in $bins; do
     if [ -n "${VALGRIND:-}" ]; then
         expect_status 0 valgrind -q --error-exitcode=99 --leak-check=full $t
