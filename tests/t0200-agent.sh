@@ -68,7 +68,7 @@ if trace Buffered Buffered ,handlers=Buffered.handleA --; then ok; analyse Buffe
     not_ok "Buffered: the program failed under the agent: $(tail -n 3 "$TMP/Buffered.log")"
 fi
 
-# an ordering receive after a queue message that no handler follows
+# a volatile read (an ordering) after a queue message that no handler follows
 if trace LateSync LateSync ,handlers=LateSync.handle --; then ok; analyse LateSync; else
     not_ok "LateSync: the program failed under the agent: $(tail -n 3 "$TMP/LateSync.log")"
 fi

@@ -2,11 +2,13 @@
 // handler follows, then reads a volatile flag: the read still orders it
 // after the writer.  The agent used to hold such ordering receives back
 // until the next handler (so that the handler opens for its message),
-// and when none came they were never written (docs/tracing.md).
+// and when none came they were never written; an ordering is now a
+// NOTIFYALL and a WAIT, not a message, so it races with no receive
+// either (docs/tracing.md).
 import java.util.concurrent.LinkedBlockingQueue;
 
 //~ LateSync.writer@data LateSync.consumer@read
-//! message LateSync.main@put LateSync.writer@ready
+//~ LateSync.main@put LateSync.writer@ready
 public class LateSync {
     static final LinkedBlockingQueue<Integer> q = new LinkedBlockingQueue<>();
     static volatile boolean ready;

@@ -55,17 +55,13 @@ public final class Rt {
         String thread;          // JSON-escaped "tid@node"
         boolean busy;
         int handlerDepth;
-        boolean handlerThread;  // has run a configured handler
         boolean pendingReal;    // a RCV waits for its handler
-        ArrayList<String> deferred;
         final HashMap<String, int[]> held = new HashMap<>();
         final HashMap<String, String> seenVolatile = new HashMap<>();
         final StringBuilder sb = new StringBuilder(256);
         Wrap lastWrap;
         String lastPeek;
-        String lastReal;        // the last id-matched real RCV's line, or null
         final ArrayDeque<Boolean> handlers = new ArrayDeque<>(); // recorded or not, per open handler
-        boolean syncSinceReal;  // an ordering RCV was written after it
         // datagram send/receive in progress
         long udpCrc; int udpLen; int udpPos; SocketAddress udpTarget;
     }
@@ -220,10 +216,10 @@ public final class Rt {
         s.busy = true;
         try {
             String id = newMsg();
-            String[] m = {id, SYNC, SYNC, s.tid, Long.toString(clock.incrementAndGet())};
+            String[] m = {id, s.tid, Long.toString(clock.incrementAndGet())};
             lastVolatile.put(key, m);
             s.seenVolatile.put(key, id);
-            send(s, loc, m[1], m[2], id, true);
+            orderNotify(s, loc, id);
         } finally { s.busy = false; }
     }
 
@@ -232,25 +228,40 @@ public final class Rt {
         TState s = st();
         if (s == null) return;
         String[] m = lastVolatile.get(key);
-        if (m == null || m[3] == s.tid) return;
+        if (m == null || m[1] == s.tid) return;
         s.busy = true;
         try {
             if (m[0].equals(s.seenVolatile.put(key, m[0]))) return;
             // ordered already by a thread start: a receive would add no
             // order, only a message race with the thread's other receives
-            if (startedAfter(m[3], Long.parseLong(m[4]), s.tid)) return;
-            syncRecv(s, loc, m[1], m[2], m[0]);
+            if (startedAfter(m[1], Long.parseLong(m[2]), s.tid)) return;
+            orderWait(s, loc, m[0]);
         } finally { s.busy = false; }
     }
 
     // ---------------------------------------------------------------- messages
 
+    // ---------------------------------------------------------------- orderings
+
     /**
-     * The channel of the messages that only order (volatile, futures,
-     * latches): one per node, so that spider never reports two of them as
-     * a message race (TCP keeps a channel's order).
+     * What only orders (a volatile write and the reads of it, a task's end
+     * or complete() and get(), countDown() and await()) is a NOTIFYALL and
+     * the WAITs of a condition of its own, "sync:" and an id: Φ places
+     * each WAIT after the one NOTIFYALL of another thread (a WAIT of the
+     * same thread's is unconstrained).  Not a message: a receive would
+     * race with the thread's other receives (a message race of no
+     * message) and a handler could open for it.
      */
-    static final String SYNC = "sync";
+    private static void orderNotify(TState s, String loc, String id) {
+        begin(s, "NOTIFYALL", loc).append(",\"variable\":\"sync:").append(id).append('"');
+        end(s);
+    }
+
+    /** The WAIT of orderNotify()'s condition id, written after what it orders. */
+    private static void orderWait(TState s, String loc, String id) {
+        begin(s, "WAIT", loc).append(",\"variable\":\"sync:").append(id).append('"');
+        end(s);
+    }
 
     /** SND of an in-process hand-off: TCP on the channel (src, obj). */
     private static void send(TState s, String loc, String src, String obj, String id, boolean tcp) {
@@ -267,46 +278,9 @@ public final class Rt {
         return s.sb.toString();
     }
 
-    /**
-     * The receive of a synchronisation (volatile, future, latch), written
-     * where it happens.  A handler opens for the thread's latest receive,
-     * so when one begins after such receives, hbegin writes its message's
-     * receive again.  Only a byte-stream receive (socket) cannot be
-     * written twice: in a thread that runs handlers and whose last such
-     * receive still waits for its handler, this one is put off until the
-     * handler has begun (or the next receive), late but never lost for a
-     * queue or task message that no handler follows.
-     */
-    private static void syncRecv(TState s, String loc, String src, String obj, String id) {
-        String line = recvLine(s, loc, src, obj, id, true);
-        if (s.handlerThread && s.pendingReal && s.lastReal == null) {
-            if (s.deferred == null) s.deferred = new ArrayList<>();
-            s.deferred.add(line);
-        } else {
-            out.line(line);
-            s.syncSinceReal = true;
-        }
-    }
-
-    private static void flushDeferred(TState s) {
-        if (s.deferred != null && !s.deferred.isEmpty()) {
-            for (String l : s.deferred) out.line(l);
-            s.deferred.clear();
-        }
-    }
-
     /** A receive a handler may be for (socket, queue, task). */
     private static void realRecvStart(TState s) {
-        flushDeferred(s);
         s.pendingReal = true;
-        s.syncSinceReal = false;
-        s.lastReal = null;
-    }
-
-    /** Writes an id-matched real RCV (queue, task), remembered for hbegin. */
-    private static void realRecv(TState s, String line) {
-        out.line(line);
-        s.lastReal = line;
     }
 
     // ---------------------------------------------------------------- monitors and locks
@@ -577,7 +551,6 @@ public final class Rt {
         if (s == null || s.busy) return;
         s.busy = true;
         try {
-            flushDeferred(s);
             begin(s, "END", null);
             end(s);
         } finally { s.busy = false; }
@@ -676,7 +649,7 @@ public final class Rt {
         s.busy = true;
         try {
             realRecvStart(s);
-            realRecv(s, recvLine(s, loc, m[1], m[2], m[0], m[3].equals("T")));
+            out.line(recvLine(s, loc, m[1], m[2], m[0], m[3].equals("T")));
         } finally { s.busy = false; }
     }
 
@@ -691,7 +664,7 @@ public final class Rt {
         try {
             s.lastPeek = m[0];
             realRecvStart(s);
-            realRecv(s, recvLine(s, loc, m[1], m[2], m[0], m[3].equals("T")));
+            out.line(recvLine(s, loc, m[1], m[2], m[0], m[3].equals("T")));
         } finally { s.busy = false; }
     }
 
@@ -769,7 +742,7 @@ public final class Rt {
             s.busy = true;
             try {
                 realRecvStart(s);
-                realRecv(s, recvLine(s, loc, src, chan, id, true));
+                out.line(recvLine(s, loc, src, chan, id, true));
             } finally { s.busy = false; }
         }
 
@@ -779,7 +752,7 @@ public final class Rt {
             s.busy = true;
             try {
                 doneSrc = s.thread;
-                send(s, loc, SYNC, SYNC, done, true);
+                orderNotify(s, loc, done);
             } finally { s.busy = false; }
         }
 
@@ -888,9 +861,8 @@ public final class Rt {
         s.busy = true;
         try {
             String id = newMsg();
-            String[] m = {id, SYNC, SYNC};
-            futures.put(f, m);
-            send(s, loc, m[1], m[2], id, true);
+            futures.put(f, id);
+            orderNotify(s, loc, id);
         } finally { s.busy = false; }
     }
 
@@ -899,19 +871,18 @@ public final class Rt {
         TState s = st();
         if (s == null || f == null) return;
         Object b = futures.get(f);
-        String id, src, chan;
+        String id;
         if (b instanceof Wrap) {
             Wrap w = (Wrap) b;
             if (w.doneSrc == null) return;
-            id = w.done; src = SYNC; chan = SYNC;
-        } else if (b instanceof String[]) {
-            String[] m = (String[]) b;
-            id = m[0]; src = m[1]; chan = m[2];
+            id = w.done;
+        } else if (b instanceof String) {
+            id = (String) b;
         } else {
             return;
         }
         s.busy = true;
-        try { syncRecv(s, loc, src, chan, id); } finally { s.busy = false; }
+        try { orderWait(s, loc, id); } finally { s.busy = false; }
     }
 
     public static Object fgetT(Future<?> f, long t, TimeUnit u, String loc)
@@ -921,7 +892,7 @@ public final class Rt {
         return r;
     }
 
-    private static final Map<Object, List<String[]>> latches = Collections.synchronizedMap(new WeakHashMap<>());
+    private static final Map<Object, List<String>> latches = Collections.synchronizedMap(new WeakHashMap<>());
 
     /** Before countDown(): a SND every await() after it receives. */
     public static void cdown(Object l, String loc) {
@@ -930,11 +901,10 @@ public final class Rt {
         s.busy = true;
         try {
             String id = newMsg();
-            String[] m = {id, SYNC, SYNC};
             synchronized (latches) {
-                latches.computeIfAbsent(l, k -> new ArrayList<>()).add(m);
+                latches.computeIfAbsent(l, k -> new ArrayList<>()).add(id);
             }
-            send(s, loc, m[1], m[2], id, true);
+            orderNotify(s, loc, id);
         } finally { s.busy = false; }
     }
 
@@ -942,15 +912,15 @@ public final class Rt {
     public static void cawait(Object l, String loc) {
         TState s = st();
         if (s == null || l == null) return;
-        List<String[]> ms;
+        List<String> ids;
         synchronized (latches) {
-            List<String[]> x = latches.get(l);
+            List<String> x = latches.get(l);
             if (x == null) return;
-            ms = new ArrayList<>(x);
+            ids = new ArrayList<>(x);
         }
         s.busy = true;
         try {
-            for (String[] m : ms) syncRecv(s, loc, m[1], m[2], m[0]);
+            for (String id : ids) orderWait(s, loc, id);
         } finally { s.busy = false; }
     }
 
@@ -979,18 +949,11 @@ public final class Rt {
                 s.handlers.push(Boolean.FALSE);
                 return;
             }
-            // ordering receives written since the message's (syncRecv): its
-            // receive is written again (a message may be received twice) so
-            // that the handler opens for it
-            if (s.syncSinceReal && s.lastReal != null)
-                out.line(s.lastReal);
             s.handlers.push(Boolean.TRUE);
-            s.handlerThread = true;
             s.handlerDepth++;
             begin(s, "HANDLERBEGIN", loc);
             end(s);
             s.pendingReal = false;
-            flushDeferred(s);
         } finally { s.busy = false; }
     }
 
