@@ -165,10 +165,7 @@ public final class Agent {
         }, "spider-agent-flush");
         flusher.setDaemon(true);
         flusher.start();
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            Rt.ready = false;
-            o.close();
-        }, "spider-agent-exit"));
+        Runtime.getRuntime().addShutdownHook(new Thread(o::writeThrough, "spider-agent-exit"));
         Rt.ready = true;
     }
 

@@ -6,15 +6,20 @@ import java.io.IOException;
 /**
  * The trace file: one JSON object a line, appended whole under one lock
  * into a buffer that goes to the file when it is half full, every flush
- * period (a daemon thread), and at JVM exit (a shutdown hook).  A JVM
- * killed with SIGKILL loses at most the last period's events; a line is
- * never written in two pieces except by a write the kernel cuts.
+ * period (a daemon thread), and at JVM exit (a shutdown hook).  From the
+ * exit on, each line goes to the file at once: threads still run while
+ * the JVM shuts down, and a send they record then must be in the file
+ * before its bytes reach another node (whose receive would otherwise
+ * have no send).  A JVM killed with SIGKILL loses at most the last
+ * period's events; a line is never written in two pieces except by a
+ * write the kernel cuts.  The file is never closed: the process's exit
+ * closes it.
  */
 final class Out {
     private final FileOutputStream file;
     private byte[] buf = new byte[1 << 20];
     private int n;
-    private boolean closed;
+    private boolean writeThrough;
     private boolean failed;
     long events;
 
@@ -24,8 +29,6 @@ final class Out {
 
     /** Appends one line (without its newline), encoded as UTF-8. */
     synchronized void line(CharSequence s) {
-        if (closed)
-            return;
         int len = s.length();
         if (n + 3 * len + 1 > buf.length) {
             flushLocked();
@@ -59,7 +62,7 @@ final class Out {
         b[k++] = '\n';
         n = k;
         events++;
-        if (n > buf.length / 2)
+        if (writeThrough || n > buf.length / 2)
             flushLocked();
     }
 
@@ -79,13 +82,9 @@ final class Out {
         n = 0;
     }
 
-    synchronized void close() {
+    /** At JVM exit: what is buffered, and from now on each line at once. */
+    synchronized void writeThrough() {
         flushLocked();
-        closed = true;
-        try {
-            file.close();
-        } catch (IOException e) {
-            System.err.println("spider-agent: cannot close the trace: " + e);
-        }
+        writeThrough = true;
     }
 }
