@@ -28,8 +28,8 @@ public final class Agent {
       + "                      (existing, or ending in /) gets NODE.json in it\n"
       + "                      (default: spider-%n.json in the working directory)\n"
       + "  node=NAME           the node name (default: HOST:PID)\n"
-      + "  volatile=order|skip order: volatile writes and reads are messages that order\n"
-      + "                      the reader after the writer (default); skip: not traced\n"
+      + "  volatile=order|skip order: a volatile write is a NOTIFYALL, a read of it\n"
+      + "                      a WAIT after it (default); skip: not traced\n"
       + "  flush=MS            write the buffer out at least every MS ms (default 200)\n"
       + "  help                print this and exit\n";
 
