@@ -4,7 +4,8 @@
 # exception too), ReentrantLock and read/write locks, wait/notify and
 # Condition, thread start/join, executors/futures/latches/
 # CompletableFuture, blocking queues and deques (the JDK's and a
-# program's own, called through its own type, its inside not traced),
+# program's own, called through its own type, its inside not traced; a
+# peek and the same thread's removal of that element, one receive),
 # datagrams, a two-process
 # TCP exchange with message handlers (message and handler races), a
 # socket read that brings two messages to a handler, an ordering
@@ -47,7 +48,7 @@ analyse() {
     done <"$TMP/$name.check"
 }
 
-for p in Fields Monitors Locks WaitNotify Threads Tasks Queues CustomQueue OwnQueue Datagrams Atomicity; do
+for p in Fields Monitors Locks WaitNotify Threads Tasks Queues CustomQueue OwnQueue PeekRemove Datagrams Atomicity; do
     if trace $p $p "" --; then
         ok
         if [ $p = Atomicity ]; then analyse $p --atomicity; else analyse $p; fi

@@ -643,9 +643,10 @@ public final class Rt {
         TState s = st();
         if (s == null) return;
         String[] m = inflight(q, e, true);
-        // a thread's hand-off to itself is ordered by its program order: a
-        // receive would add nothing but message races with its real ones
-        if (m == null || m[1].equals(s.thread)) return;
+        // a thread's hand-off to itself is ordered by its program order, and
+        // an element this thread peeked at was received then: a receive
+        // would add nothing but message races with its real ones
+        if (m == null || m[1].equals(s.thread) || m[0].equals(s.lastPeek)) return;
         s.busy = true;
         try {
             realRecvStart(s);
