@@ -369,8 +369,9 @@ scheduler *scheduler_new(const trace *t, const hb_model *m);
 /* Looks for a solution of Φ ∧ q (q a conjunction, or a disjunction of one
  * atom; NULL: Φ alone).  Returns 1 when found, with value[e] the step of
  * each kept event (when value is not NULL; `=` pairs share a step); 0 when
- * the greedy schedule dead-ends or q is of a shape it does not take —
- * which says nothing about q. */
+ * every order it tries dead-ends (greedy, then observed orders of the
+ * lock sections) or q is of a shape it does not take — which says
+ * nothing about q. */
 int scheduler_run(scheduler *s, const hb_query *q, uint32_t *value);
 /* After a run that found a solution: the literal it took of each clause
  * that is not a lock's (a receive's send, a WAIT's NOTIFY), as edges

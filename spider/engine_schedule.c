@@ -368,8 +368,9 @@ enum lock_order {
     LOCKS_GREEDY,               /* whoever is ready first */
     LOCKS_OBSERVED_ELSEWHERE,   /* observed order in nodes without a query
                                    event, greedy in the query's nodes */
-    LOCKS_OBSERVED              /* observed order everywhere, but a needed
-                                   section waits only for the needed ones */
+    LOCKS_OBSERVED              /* every node: a needed section waits for
+                                   the needed ones before it, another for
+                                   the one just before it */
 };
 
 typedef struct run_state {

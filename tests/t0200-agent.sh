@@ -8,8 +8,8 @@
 # peek and the same thread's removal of that element, one receive),
 # datagrams, a two-process
 # TCP exchange with message handlers (message and handler races), a
-# socket read that brings two messages to a handler, an ordering
-# receive after a message no handler follows, and an atomicity
+# socket read that brings two messages to a handler, a volatile read
+# after a message no handler follows, and an atomicity
 # violation — and run under the agent; spider's groups must be
 # exactly the planted ones (tests/agent/check.py reads them from the
 # program's comments), every receive matched, no anomaly.  A bad option

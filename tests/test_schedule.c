@@ -61,6 +61,9 @@ static scheduled schedule(const char *text, const hb_query *q)
     scheduler *s = scheduler_new(t, m);
     scheduled r;
     r.found = scheduler_run(s, q, r.value);
+    if (r.found) /* a solution keeps U: each edge's events in its order */
+        for (uint32_t i = 0; i < m->n_edges; i++)
+            assert_true(r.value[m->edges[i].before] < r.value[m->edges[i].after]);
     scheduler_free(s);
     hb_model_free(m);
     trace_free(t);

@@ -8,9 +8,10 @@ import java.io.IOException;
  * into a buffer that goes to the file when it is half full, every flush
  * period (a daemon thread), and at JVM exit (a shutdown hook).  From the
  * exit on, each line goes to the file at once: threads still run while
- * the JVM shuts down, and a send they record then must be in the file
- * before its bytes reach another node (whose receive would otherwise
- * have no send).  A JVM killed with SIGKILL loses at most the last
+ * the JVM shuts down, and a send they record then must reach the file
+ * (a stream write's SND, recorded before the write, before its bytes
+ * reach another node; an NIO channel write's, recorded after it, can
+ * still be lost to the halt).  A JVM killed with SIGKILL loses at most the last
  * period's events; a line is never written in two pieces except by a
  * write the kernel cuts.  The file is never closed: the process's exit
  * closes it.

@@ -172,8 +172,9 @@ public final class Rt {
         if (s != null) simple(s, "W", loc, var);
     }
 
-    // A volatile write is a send, a volatile read the receive of the last
-    // write before it (by another thread), recorded once per write seen.
+    // A volatile write is a NOTIFYALL, a volatile read the WAIT for the
+    // last write before it (by another thread), recorded once per write
+    // seen (orderNotify(), orderWait()).
     private static final ConcurrentHashMap<String, String[]> lastVolatile = new ConcurrentHashMap<>();
 
     public static void vw(Object o, String var, String loc) {
@@ -238,8 +239,6 @@ public final class Rt {
             orderWait(s, loc, m[0]);
         } finally { s.busy = false; }
     }
-
-    // ---------------------------------------------------------------- messages
 
     // ---------------------------------------------------------------- orderings
 
@@ -729,7 +728,7 @@ public final class Rt {
     static final class Wrap implements Runnable, Callable<Object>, Supplier<Object> {
         final Object task;
         final String id, src, chan, loc;
-        final String done;   // SND at the end: what a Future.get() receives
+        final String done;   // NOTIFYALL at the end: what a Future.get() waits for
         volatile String doneSrc;
 
         Wrap(Object task, String id, String src, String chan, String loc) {
@@ -855,7 +854,7 @@ public final class Rt {
         return f;
     }
 
-    /** Before CompletableFuture.complete(v): a SND the future's get() receives. */
+    /** Before CompletableFuture.complete(v): a NOTIFYALL the future's get() waits for. */
     public static void fcomplete(Object f, String loc) {
         TState s = st();
         if (s == null || f == null) return;
@@ -867,7 +866,7 @@ public final class Rt {
         } finally { s.busy = false; }
     }
 
-    /** After get()/join() returned: RCV of the task's end (or of complete()). */
+    /** After get()/join() returned: WAIT for the task's end (or complete()). */
     public static void fget(Object f, String loc) {
         TState s = st();
         if (s == null || f == null) return;
@@ -895,7 +894,7 @@ public final class Rt {
 
     private static final Map<Object, List<String>> latches = Collections.synchronizedMap(new WeakHashMap<>());
 
-    /** Before countDown(): a SND every await() after it receives. */
+    /** Before countDown(): a NOTIFYALL every await() after it waits for. */
     public static void cdown(Object l, String loc) {
         TState s = st();
         if (s == null || l == null) return;
@@ -909,7 +908,7 @@ public final class Rt {
         } finally { s.busy = false; }
     }
 
-    /** After await() returned: RCV of every countDown() so far. */
+    /** After await() returned: a WAIT for every countDown() so far. */
     public static void cawait(Object l, String loc) {
         TState s = st();
         if (s == null || l == null) return;
