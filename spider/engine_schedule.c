@@ -540,20 +540,14 @@ static uint32_t first_open_section(scheduler *s, uint32_t g)
  * the needed events run in their observed order, before the rest. */
 static int waits_for_observed(scheduler *s, const run_state *r, uint32_t e, uint32_t sec)
 {
-    int32_t prev = s->prev_section[sec];
-    int prev_open = prev >= 0 &&
-        !(s->flag[s->m->lock_sections[prev].release] & DONE);
-    switch (r->lock_order) {
-    case LOCKS_GREEDY:
+    if (r->lock_order == LOCKS_GREEDY)
         return 0;
-    case LOCKS_OBSERVED_ELSEWHERE:
-        return prev_open && !in_query_node(s, r, e);
-    case LOCKS_OBSERVED:
-        if (r->q && (s->flag[e] & NEEDED))
-            return first_open_section(s, s->group_of[sec]) < sec;
-        return prev_open;
-    }
-    return 0;
+    if (r->lock_order == LOCKS_OBSERVED && r->q && (s->flag[e] & NEEDED))
+        return first_open_section(s, s->group_of[sec]) < sec;
+    if (r->lock_order == LOCKS_OBSERVED_ELSEWHERE && in_query_node(s, r, e))
+        return 0;
+    int32_t prev = s->prev_section[sec];
+    return prev >= 0 && !(s->flag[s->m->lock_sections[prev].release] & DONE);
 }
 
 static int may_enter(scheduler *s, const run_state *r, uint32_t e)
@@ -762,10 +756,10 @@ static int run_once(scheduler *s, const hb_query *q, uint32_t *value,
  * focus moves when messages reach those nodes, and a greedy order there
  * can then take a lock in an order that deadlocks, while the observed
  * order (with U, acyclic when the observed run is one of Φ) cannot.
- * Last, the observed order in the query's nodes too (for Φ alone, the
- * only other try), where only the sections the query needs go first: a
- * greedy order there lets a thread enter a section early and then wait
- * inside it for what another thread's earlier section sends. */
+ * Last, the observed order in every node (for Φ alone, the only other
+ * try), where only the sections the query needs go first: a greedy
+ * order in the query's nodes lets a thread enter a section early and
+ * then wait inside it for what another thread's earlier section sends. */
 int scheduler_run(scheduler *s, const hb_query *q, uint32_t *value)
 {
     if (!supported(s, q))

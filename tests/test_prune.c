@@ -39,7 +39,6 @@ static void expect_kept(const char *text, handler_model hm, const char *want)
     assert_string_equal(got, want);
 }
 
-#define E(th, fields) "{\"thread\":\"" th "\"," fields "}\n"
 #define ACC(th, type, var, loc) \
     E(th, "\"type\":\"" type "\",\"variable\":\"" var "\",\"loc\":\"" loc "\"")
 

@@ -16,8 +16,6 @@
 #include "../spider/engine.h"
 #include "test_util.h"
 
-#define E(th, fields) "{\"thread\":\"" th "\"," fields "}\n"
-#define ON(th, type, var) E(th, "\"type\":\"" type "\",\"variable\":\"" var "\"")
 #define MSG(th, type, id) E(th, "\"type\":\"" type "\",\"message\":\"" id "\"")
 #define W12(th) ON(th, "W", "v") ON(th, "W", "v") ON(th, "W", "v") \
     ON(th, "W", "v") ON(th, "W", "v") ON(th, "W", "v") ON(th, "W", "v") \

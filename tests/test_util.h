@@ -7,6 +7,11 @@
 
 #include <string.h>
 
+/* One event line of thread th with the given JSON fields, and one whose
+ * field is a variable (R, W, LOCK, WAIT, ...). */
+#define E(th, fields) "{\"thread\":\"" th "\"," fields "}\n"
+#define ON(th, type, var) E(th, "\"type\":\"" type "\",\"variable\":\"" var "\"")
+
 /* The trace written in `text`, as if read from a file `name`; the test
  * fails if it does not load.  The caller frees it (trace_free()). */
 static inline trace *test_load(const char *name, const char *text)

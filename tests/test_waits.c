@@ -16,8 +16,6 @@
 #include "../encode/encode.h"
 #include "test_util.h"
 
-#define E(th, fields) "{\"thread\":\"" th "\"," fields "}\n"
-#define ON(th, type, cond) E(th, "\"type\":\"" type "\",\"variable\":\"" cond "\"")
 
 /* What hb_wait_matching() said of a trace. */
 typedef struct matched {

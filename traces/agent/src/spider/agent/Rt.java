@@ -252,13 +252,16 @@ public final class Rt {
      * message) and a handler could open for it.
      */
     private static void orderNotify(TState s, String loc, String id) {
-        begin(s, "NOTIFYALL", loc).append(",\"variable\":\"sync:").append(id).append('"');
-        end(s);
+        ordering(s, "NOTIFYALL", loc, id);
     }
 
     /** The WAIT of orderNotify()'s condition id, written after what it orders. */
     private static void orderWait(TState s, String loc, String id) {
-        begin(s, "WAIT", loc).append(",\"variable\":\"sync:").append(id).append('"');
+        ordering(s, "WAIT", loc, id);
+    }
+
+    private static void ordering(TState s, String type, String loc, String id) {
+        begin(s, type, loc).append(",\"variable\":\"sync:").append(id).append('"');
         end(s);
     }
 
