@@ -8,6 +8,9 @@
 #   make install    bin/spider, spider.1 and the docs under DESTDIR/PREFIX
 #                   (PREFIX=/usr/local by default); make uninstall removes them
 #   make demo       analyse the bundled TaxDC traces and the atomicity example
+#   make test       the suite once, on a small sample of random traces and
+#                   without the scale checks (QUICK=1), installing nothing:
+#                   the loop while changing the code
 #   make check      every test, then the suite again under AddressSanitizer and
 #                   UndefinedBehaviorSanitizer, and valgrind on a few traces
 #   make bench      benchmarks/run (writes nothing; see benchmarks/RESULTS.md)
@@ -55,7 +58,7 @@ SAN_FLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
             -fno-sanitize-recover=undefined
 FUZZ_SECONDS ?= 600
 
-.PHONY: all deps check-deps demo check check-sanitized check-valgrind bench \
+.PHONY: all deps check-deps demo test check check-sanitized check-valgrind bench \
         fuzz clean install uninstall agent
 # keep object files of pattern rules (no "rm" after a build)
 .PRECIOUS: $(OBJ)/%.o
@@ -127,6 +130,10 @@ demo: deps
 
 # make check builds on every core (its 10-minute budget on 2 cores)
 NPROC := $(shell nproc 2>/dev/null || echo 1)
+
+# what is missing (the z3 command, a JDK) skips the scripts that need it
+test: all $(TEST_BINS)
+	@QUICK=1 JOBS=$(NPROC) ./tests/run-all
 
 check: deps
 	@$(MAKE) --no-print-directory -j$(NPROC) all $(TEST_BINS)

@@ -6,6 +6,10 @@ if [ -n "${VALGRIND:-}" ]; then
     SPIDER="valgrind -q --error-exitcode=99 --leak-check=full $SPIDER"
 fi
 SHARED=${SHARED:-../shared/traces/spider}
+# QUICK=1 (make test): a small sample of each script's random traces and
+# none of its scale checks, for a loop of a few minutes; make check runs
+# everything.  sized FULL SMALL: SMALL under QUICK, else FULL.
+sized() { if [ -n "${QUICK:-}" ]; then echo "$2"; else echo "$1"; fi; }
 TMP=tests/tmp/$(basename "$0" .sh)
 rm -rf "$TMP"; mkdir -p "$TMP"
 failures=0

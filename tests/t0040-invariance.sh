@@ -6,7 +6,7 @@
 # shortcuts agree with them wherever they answer, on queries of every
 # shape (bin/check-smt2).
 . tests/lib.sh
-SEEDS=${SEEDS:-60}
+SEEDS=${SEEDS:-$(sized 60 8)}
 set --
 seed=1
 while [ $seed -le "$SEEDS" ]; do

@@ -10,7 +10,7 @@
 # in all (differential.py sums the coverage lines of gen-trace).  Then the
 # same with --atomicity, every pattern, on 200 of the random traces.
 . tests/lib.sh
-SEEDS=${SEEDS:-200}
+SEEDS=${SEEDS:-$(sized 200 30)}
 set -- benchmarks/taxdc/*/
 if [ -d "$SHARED" ]; then
     set -- "$@" "$SHARED"/*/*.log "$SHARED"/*/*.txt
@@ -39,7 +39,8 @@ random_traces() {
 }
 ATOMICITY_SEEDS=${ATOMICITY_SEEDS:-200}
 set -- benchmarks/taxdc/*/ benchmarks/atomicity/*/
-[ -d "$SHARED" ] && set -- "$@" "$SHARED"/*/*.log "$SHARED"/*/*.txt
+# (QUICK: the shared traces in the first comparison only)
+[ -d "$SHARED" ] && [ -z "${QUICK:-}" ] && set -- "$@" "$SHARED"/*/*.log "$SHARED"/*/*.txt
 # shellcheck disable=SC2046 # the paths have no spaces
 set -- "$@" $(random_traces "$ATOMICITY_SEEDS")
 echo "== with --atomicity --atomicity-patterns=all"
@@ -52,10 +53,10 @@ python3 tests/differential.py exact --extra=--atomicity --extra=--atomicity-patt
 # sanitizers; gen-trace's --correlated knob puts correlated pairs in them;
 # t0130 and t0170 compare more).  The default engine decides while it
 # generates (hb_order); --solver=z3 asks Z3 about every candidate.
-MULTIVAR_SEEDS=${MULTIVAR_SEEDS:-50}
+MULTIVAR_SEEDS=${MULTIVAR_SEEDS:-$(sized 50 10)}
 [ -n "${SANITIZED:-}" ] && MULTIVAR_SEEDS=20   # the sanitized build is slower
 set -- benchmarks/multivar/*/ tests/prune/*.log tests/fixtures/*.log
-[ -d "$SHARED" ] && set -- "$@" "$SHARED"/*/*.log "$SHARED"/*/*.txt
+[ -d "$SHARED" ] && [ -z "${QUICK:-}" ] && set -- "$@" "$SHARED"/*/*.log "$SHARED"/*/*.txt
 # shellcheck disable=SC2046
 set -- "$@" $(random_traces "$MULTIVAR_SEEDS")
 echo "== with --multi-variable"

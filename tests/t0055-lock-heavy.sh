@@ -12,7 +12,7 @@
 # to Z3; a 1,000-event trace of 8 threads on 8 locks leaves under 1% of
 # its candidates to Z3 and none undecided.
 . tests/lib.sh
-SEEDS=${LOCK_SEEDS:-80}
+SEEDS=${LOCK_SEEDS:-$(sized 80 20)}
 [ -n "${SANITIZED:-}" ] && SEEDS=20   # the sanitized build is slower
 seed=1
 while [ $seed -le "$SEEDS" ]; do

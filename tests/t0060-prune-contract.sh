@@ -5,7 +5,7 @@
 # and no count grows.  Each generator feature must be hit at least 20
 # times in all.
 . tests/lib.sh
-SEEDS=${SEEDS:-150}
+SEEDS=${SEEDS:-$(sized 150 30)}
 set -- benchmarks/taxdc/*/ tests/prune/*.log
 if [ -d "$SHARED" ]; then
     set -- "$@" "$SHARED"/*/*.log "$SHARED"/*/*.txt

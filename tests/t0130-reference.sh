@@ -18,12 +18,14 @@ command -v z3 >/dev/null || { echo "skip: the z3 command is missing (make deps i
 # sanitized one for the same traces (only spider is under test there)
 export REFERENCE_CACHE=tests/tmp/reference-cache
 [ -z "${SANITIZED:-}" ] && rm -rf "$REFERENCE_CACHE"
-SEEDS=${SEEDS:-50}
+SEEDS=${SEEDS:-$(sized 50 6)}
 # under the sanitizers 10: the reference's own time does not shrink there
 # (make check's 10-minute budget), and t0050 runs 30 random traces more
 [ -n "${SANITIZED:-}" ] && SEEDS=10
 set -- benchmarks/taxdc/*/ benchmarks/atomicity/*/ tests/prune/*.log tests/fixtures/*.log
-if [ -d "$SHARED" ]; then
+if [ -n "${QUICK:-}" ]; then
+    echo "note: QUICK: the shared traces are not compared"
+elif [ -d "$SHARED" ]; then
     set -- "$@" "$SHARED"/micro-benchmarks/*.log "$SHARED"/misc/*.log \
         "$SHARED"/cyclon/Cyclon_5N_3R.txt
 else
@@ -42,7 +44,7 @@ done
 # locks, nested and re-entrant sections, sections cut by an exception,
 # open at the end, wait/notify, hand-offs, messages): races and atomicity
 # only.  LOCK_REF_SEEDS=200 reruns the larger sample.
-LOCK_REF_SEEDS=${LOCK_REF_SEEDS:-24}
+LOCK_REF_SEEDS=${LOCK_REF_SEEDS:-$(sized 24 4)}
 [ -n "${SANITIZED:-}" ] && LOCK_REF_SEEDS=8
 locks=""
 seed=1
@@ -66,7 +68,7 @@ tail -n 1 "$TMP/atom.out"
 # (the region modes choose p and c only: on fewer random traces, and not
 # again under the sanitizers)
 regions="lock handler"
-[ -n "${SANITIZED:-}" ] && regions=""
+[ -n "${SANITIZED:-}${QUICK:-}" ] && regions=""
 for region in $regions; do
     # shellcheck disable=SC2086 # the paths have no spaces
     python3 tests/reference.py compare -j 2 --atomicity --atomic-region=$region $few >"$TMP/$region.out" 2>&1 && ok \
@@ -80,7 +82,7 @@ done
 # variables a node lacks), other thresholds, and a bad file.
 MV=$(echo benchmarks/multivar/*/)
 seed=1
-MV_SEEDS=16
+MV_SEEDS=$(sized 16 2)
 [ -n "${SANITIZED:-}" ] && MV_SEEDS=4   # the sanitized build is slower
 while [ $seed -le $MV_SEEDS ]; do
     ./bin/gen-trace --seed $((9500 + seed)) --nodes $((1 + seed % 3)) --steps $((25 + seed % 25)) \

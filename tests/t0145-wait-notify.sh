@@ -64,6 +64,7 @@ python3 tests/check_witness.py -j 2 --atomicity "$@" >"$TMP/witness.out" 2>&1 &&
 # 500 only)
 sizes="500 3000"; limit=8388608
 [ -n "${SANITIZED:-}" ] && { sizes=500; limit=unlimited; }
+[ -n "${QUICK:-}" ] && sizes=500
 for n in $sizes; do
     ( ulimit -v $limit; exec /usr/bin/time -f '%e %M' -o "$TMP/time" \
           timeout -k 5 60 $SPIDER -q "$TMP/many$n.log" >"$TMP/out" 2>"$TMP/err" )

@@ -10,7 +10,7 @@
 # 15 s.
 . tests/lib.sh
 command -v z3 >/dev/null || { echo "skip: the z3 command is missing (make deps installs it)"; exit 77; }
-SEEDS=${SEEDS:-100}
+SEEDS=${SEEDS:-$(sized 100 10)}
 [ -n "${SANITIZED:-}" ] && SEEDS=15   # the sanitized build is slower
 set -- benchmarks/taxdc/*/ tests/prune/*.log tests/fixtures/*.log tests/witness/*/
 if [ -d "$SHARED" ]; then
