@@ -73,6 +73,7 @@ struct scheduler {
                                    order) that is needed and not left,
                                    or one past its last (LOCKS_OBSERVED) */
     uint32_t *wait_head, *pin_head; /* group -> parked acquires */
+    uint32_t held_back_head;    /* acquires held back (holds_back()) */
     uint32_t *next_parked;      /* event -> next parked on the same list */
     uint32_t *deferred, n_deferred;
     uint32_t *stack;
@@ -381,6 +382,8 @@ typedef struct run_state {
                                    the query's events will run inside
                                    still wait for the needed others */
     uint32_t q_left;            /* query events not yet scheduled */
+    int hold_back;              /* holds_back() applies (until nothing
+                                   else can be played) */
     uint32_t step, done;
     uint32_t *value;            /* or NULL */
 } run_state;
@@ -486,8 +489,10 @@ static void play(scheduler *s, run_state *r, uint32_t e)
     for (uint32_t k = 0; q && k < q->n_atoms; k++)
         if (q->atoms[k].kind != ATOM_EQUAL && q->ev[q->atoms[k].i] == e)
             lower(s, r, q->ev[q->atoms[k].j]);
-    if (s->flag[e] & QUERY)
+    if (s->flag[e] & QUERY) {
         r->q_left--;
+        unpark(s, &s->held_back_head);
+    }
 }
 
 /* Whether acquire e may enter its section now; parks it if not. */
@@ -550,6 +555,31 @@ static int waits_for_observed(scheduler *s, const run_state *r, uint32_t e, uint
     return prev >= 0 && !(s->flag[s->m->lock_sections[prev].release] & DONE);
 }
 
+/* Whether section sec holds a query event that an atom puts after a
+ * query event of another thread not played yet.  Entered now, the thread
+ * would hold the lock while it waits for that event, which may itself
+ * need the lock (r < p with p inside a section and r inside another
+ * section of the same lock): the acquire waits until that event is
+ * played, or until nothing else can be. */
+static int holds_back(const scheduler *s, const run_state *r, uint32_t sec)
+{
+    const hb_query *q = r->q;
+    const lock_section *x = &s->m->lock_sections[sec];
+    const event *acq = &s->t->events[x->acquire];
+    uint32_t rel_pos = s->t->events[x->release].pos;
+    for (uint32_t k = 0; q && k < q->n_atoms; k++) {
+        if (q->atoms[k].kind == ATOM_EQUAL)
+            continue;
+        const event *later = &s->t->events[q->ev[q->atoms[k].j]];
+        uint32_t first = q->ev[q->atoms[k].i];
+        if (later->thread == acq->thread && later->pos > acq->pos &&
+            later->pos < rel_pos && !(s->flag[first] & DONE) &&
+            s->t->events[first].thread != acq->thread)
+            return 1;
+    }
+    return 0;
+}
+
 static int may_enter(scheduler *s, const run_state *r, uint32_t e)
 {
     if (s->wait_of[e] >= 0 && s->chosen[e] == NO_EVENT && !may_wake(s, e))
@@ -557,6 +587,10 @@ static int may_enter(scheduler *s, const run_state *r, uint32_t e)
     int32_t sec = s->acquire_of[e];
     if (sec < 0)
         return 1;
+    if (r->hold_back && holds_back(s, r, (uint32_t)sec)) {
+        park(s, &s->held_back_head, e);
+        return 0;
+    }
     uint32_t g = s->group_of[sec];
     if ((s->holder[g] && s->holder[g] != s->t->events[e].thread + 1) ||
         waits_for_observed(s, r, e, (uint32_t)sec)) {
@@ -684,6 +718,8 @@ static void reset(scheduler *s, run_state *r)
         s->wait_head[g] = s->pin_head[g] = NO_EVENT;
     }
     s->heap_n = s->n_deferred = 0;
+    s->held_back_head = NO_EVENT;
+    r->hold_back = r->q != NULL;
     const hb_query *q = r->q;
     for (uint32_t k = 0; q && k < q->n_atoms; k++)
         if (q->atoms[k].kind != ATOM_EQUAL)
@@ -731,6 +767,10 @@ static int run_once(scheduler *s, const hb_query *q, uint32_t *value,
             if (r.q_left && r.focused == PINNED && promote_pinned(s, &r))
                 continue;
             unfocus(s, &r);
+        }
+        if (s->heap_n == 0 && r.hold_back) { /* what was held back goes on */
+            r.hold_back = 0;
+            unpark(s, &s->held_back_head);
         }
         if (s->heap_n == 0)
             break;

@@ -45,16 +45,31 @@ static const char LEADER[] =
 
 enum { N_LEADER = 32 };
 
+/* A client's wait (ZooKeeper's ClientCnxn.submitRequest, much reduced):
+ * main reads `f` (p, 1) inside its section of P, leaves P, and reads f
+ * again (c, 3) after a WAIT (2-4); send writes f (r, 6) inside its
+ * section of P and notifies.  Asked whether r can come before p (the
+ * atom r < p of atomicity's "outside" query), a greedy order lets main
+ * enter P first and wait inside it for r, whose section waits for P. */
+static const char WAITER[] =
+    ON("main@c", "LOCK", "P") ON("main@c", "R", "f")              /* 0-1 */
+    ON("main@c", "UNLOCK", "P") ON("main@c", "WAIT", "P")         /* 2-3 */
+    ON("main@c", "R", "f")                                        /* 4 */
+    ON("send@c", "LOCK", "P") ON("send@c", "W", "f")              /* 5-6 */
+    ON("send@c", "NOTIFYALL", "P") ON("send@c", "UNLOCK", "P");   /* 7-8 */
+
+enum { N_WAITER = 9, N_MAX = N_LEADER };
+
 /* What scheduler_run() said of a trace and a query (NULL: Φ alone). */
 typedef struct scheduled {
     int found;
-    uint32_t value[N_LEADER];
+    uint32_t value[N_MAX];
 } scheduled;
 
-static scheduled schedule(const char *text, const hb_query *q)
+static scheduled schedule_n(const char *text, uint32_t n, const hb_query *q)
 {
     trace *t = test_load("s.log", text);
-    assert_int_equal(t->n_events, N_LEADER);
+    assert_int_equal(t->n_events, n);
     hb_model *m = hb_model_build(t, NULL, HANDLERS_NESTED);
     scheduler *s = scheduler_new(t, m);
     scheduled r;
@@ -66,6 +81,11 @@ static scheduled schedule(const char *text, const hb_query *q)
     hb_model_free(m);
     trace_free(t);
     return r;
+}
+
+static scheduled schedule(const char *text, const hb_query *q)
+{
+    return schedule_n(text, N_LEADER, q);
 }
 
 /* L's three sections, [acquire, release] each, do not overlap. */
@@ -102,11 +122,29 @@ static void needed_sections_in_observed_order(void **state)
     assert_sections_apart(r.value);
 }
 
+/* r before p, with c (after main's WAIT) a query event too: main enters
+ * P only after r, and both sections of P stay apart. */
+static void section_waits_for_what_its_query_event_follows(void **state)
+{
+    (void)state;
+    hb_query q = hb_query_outside(1, 6, 4);
+    q.any = 0;
+    q.n_atoms = 1; /* r < p alone, as the engine asks a disjunction */
+    assert_true(q.atoms[0].kind == ATOM_LESS &&
+                q.ev[q.atoms[0].i] == 6 && q.ev[q.atoms[0].j] == 1);
+    scheduled r = schedule_n(WAITER, N_WAITER, &q);
+    assert_int_equal(r.found, 1);
+    assert_true(r.value[6] < r.value[1]);
+    assert_true(r.value[8] < r.value[0]);   /* send's section, then main's */
+    assert_true(r.value[7] < r.value[3]);   /* the WAIT after the NOTIFYALL */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(observed_lock_order_when_greedy_dead_ends),
         cmocka_unit_test(needed_sections_in_observed_order),
+        cmocka_unit_test(section_waits_for_what_its_query_event_follows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
