@@ -21,6 +21,8 @@ struct progress {
     uint64_t bytes, total_bytes;     /* bytes: atomic, by the loader */
     run_progress counts;
     double phase_start;              /* under lock */
+    uint64_t last_key;               /* what the line counted at its last */
+    double last_change;              /* change (draw(), under lock) */
     FILE *held, *held_to;            /* progress_hold() */
     char *held_text;
     size_t held_len;
@@ -51,7 +53,9 @@ static uint64_t input_size(const char *path)
 
 static void human_time(double s, char *buf, size_t len)
 {
-    if (s < 60)
+    if (s < 1)
+        snprintf(buf, len, "under 1 s");
+    else if (s < 60)
         snprintf(buf, len, "%.0f s", s);
     else if (s < 3600)
         snprintf(buf, len, "%d min %02d s", (int)s / 60, (int)s % 60);
@@ -67,28 +71,63 @@ static void human_bytes(uint64_t b, char *buf, size_t len)
         snprintf(buf, len, "%.1f MB", b / 1e6);
 }
 
-/* The line of the current phase, into buf. */
-static void describe(progress *p, double t, char *buf, size_t len)
+/* What the line of the current phase counts (bytes, candidates found or
+ * decided, a step's items), with the phase and step: when it stays the
+ * same, the line says for how long instead (describe()). */
+static uint64_t progress_key(progress *p)
+{
+    uint64_t phase = (uint64_t)atomic_load(&p->phase), counter = 0;
+    const char *step = atomic_load(&p->counts.step);
+    if (phase == PHASE_LOAD)
+        counter = __atomic_load_n(&p->bytes, __ATOMIC_RELAXED);
+    else if (phase == PHASE_SOLVE && step)
+        counter = atomic_load(&p->counts.step_done) ^ (uint64_t)(uintptr_t)step;
+    else if (phase == PHASE_SOLVE && atomic_load(&p->counts.total) == 0)
+        counter = atomic_load(&p->counts.found);
+    else if (phase == PHASE_SOLVE)
+        counter = atomic_load(&p->counts.done) + 1;
+    return counter * 8 + phase;
+}
+
+/* ", none for N s" (into buf) once the count has stood still for a second:
+ * a long step (a Z3 call, building the model) still moves the line, so
+ * that a user tells a long run from a hung one. */
+static void standing(double stalled, const char *what, char *buf, size_t len)
+{
+    if (stalled >= 1)
+        snprintf(buf, len, "%s%.0f s", what, stalled);
+    else
+        buf[0] = '\0';
+}
+
+/* The line of the current phase, into buf: t seconds into the phase, the
+ * count unchanged for `stalled` seconds. */
+static void describe(progress *p, double t, double stalled, char *buf, size_t len)
 {
     int phase = atomic_load(&p->phase);
+    char still[48];
     if (phase == PHASE_LOAD) {
         uint64_t b = __atomic_load_n(&p->bytes, __ATOMIC_RELAXED);
         char done[32], total[32];
         human_bytes(b, done, sizeof done);
         human_bytes(p->total_bytes, total, sizeof total);
+        standing(stalled, " (none more for ", still, sizeof still);
         if (p->total_bytes && p->total_bytes >= b) /* else a pipe, or grew */
-            snprintf(buf, len, "spider: loading %s of %s", done, total);
+            snprintf(buf, len, "spider: loading %s of %s%s%s", done, total,
+                     still, *still ? ")" : "");
         else
-            snprintf(buf, len, "spider: loading %s", done);
+            snprintf(buf, len, "spider: loading %s%s%s", done, still,
+                     *still ? ")" : "");
         return;
     }
     if (phase == PHASE_CORRELATE || phase == PHASE_MODEL ||
         phase == PHASE_PRUNE) {
-        snprintf(buf, len, "spider: %s %llu events",
+        standing(t, " (", still, sizeof still);
+        snprintf(buf, len, "spider: %s %llu events%s%s",
                  phase == PHASE_CORRELATE ? "mining correlated variables of"
                  : phase == PHASE_MODEL   ? "building the model of"
                                           : "pruning",
-                 (unsigned long long)p->events);
+                 (unsigned long long)p->events, still, *still ? ")" : "");
         return;
     }
     uint64_t done = atomic_load(&p->counts.done);
@@ -101,16 +140,18 @@ static void describe(progress *p, double t, char *buf, size_t len)
     if (step) {
         uint64_t sd = atomic_load(&p->counts.step_done);
         uint64_t st = atomic_load(&p->counts.step_total);
-        snprintf(buf, len, "spider: %s%s: %llu of %llu (%.0f%%)", pruned, step,
+        standing(stalled, ", none more for ", still, sizeof still);
+        snprintf(buf, len, "spider: %s%s: %llu of %llu (%.0f%%%s)", pruned, step,
                  (unsigned long long)sd, (unsigned long long)st,
-                 st ? 100.0 * sd / st : 100.0);
+                 st ? 100.0 * sd / st : 100.0, still);
         return;
     }
     if (total == 0) { /* the analyses are still generating */
         uint64_t found = atomic_load(&p->counts.found);
+        standing(stalled, ", none more for ", still, sizeof still);
         snprintf(buf, len, "spider: %sfinding candidates: %llu so far "
-                 "(%.0f/s)", pruned, (unsigned long long)found,
-                 t > 0 ? found / t : 0);
+                 "(%.0f/s%s)", pruned, (unsigned long long)found,
+                 t > 0 ? found / t : 0, still);
         return;
     }
     double rate = t > 0 ? done / t : 0;
@@ -120,7 +161,11 @@ static void describe(progress *p, double t, char *buf, size_t len)
                      total ? 100.0 * done / total : 100.0, rate);
     if (n < 0 || (size_t)n >= len)
         return;
-    if (rate > 0 && done < total) {
+    standing(stalled, ", none more for ", still, sizeof still);
+    if (*still && done < total) { /* an estimate from the rate would say
+                                     "0 s left" while Z3 works for minutes */
+        snprintf(buf + n, len - (size_t)n, "%s)", still);
+    } else if (rate > 0 && done < total) {
         char left[32];
         human_time((total - done) / rate, left, sizeof left);
         snprintf(buf + n, len - (size_t)n, ", %s left)", left);
@@ -132,8 +177,14 @@ static void describe(progress *p, double t, char *buf, size_t len)
 /* Under p->lock. */
 static void draw(progress *p)
 {
-    char line[160];
-    describe(p, clock_seconds() - p->phase_start, line, sizeof line);
+    char line[192];
+    double now = clock_seconds();
+    uint64_t key = progress_key(p);
+    if (key != p->last_key) {
+        p->last_key = key;
+        p->last_change = now;
+    }
+    describe(p, now - p->phase_start, now - p->last_change, line, sizeof line);
     fprintf(p->out, "\r\033[K%s", line);
     fflush(p->out);
 }
@@ -161,7 +212,7 @@ progress *progress_start(FILE *out, const char *const *paths, size_t n)
     atomic_init(&p->counts.step, NULL);
     atomic_init(&p->counts.step_done, 0);
     atomic_init(&p->counts.step_total, 0);
-    p->phase_start = clock_seconds();
+    p->phase_start = p->last_change = clock_seconds();
     pthread_mutex_init(&p->lock, NULL);
     draw(p); /* at once: even a short run shows that it started */
     p->redraw = ticker_start(100, redraw, p);

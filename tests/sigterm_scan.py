@@ -13,14 +13,18 @@ and the points are spread over the cap instead.
 Prints one line per mode (its time and, per point, the exit status and
 the milliseconds from the signal to the end) and exits 1 on a failure.
 The 2 s are the process's own (tests/stopwatch.py): the time its main
-thread waited for a CPU on a busy machine does not count."""
+thread waited for a CPU on a busy machine does not count.
+
+The whole run has its standard error on a pseudo-terminal, and its
+progress line must change at least once per second of any one thread's
+CPU time, in every phase (tests/progress_watch.py)."""
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
 
+import progress_watch
 import stopwatch
 
 SPIDER = os.environ.get("SPIDER", "./bin/spider").split()
@@ -37,12 +41,17 @@ def main():
         mode = arg.split()
         cap = float(os.environ.get("SIGTERM_SCAN_CAP", "60"))
         t0 = time.monotonic()
-        try:
-            subprocess.run(argv(mode, trace), stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL, timeout=cap)
-        except subprocess.TimeoutExpired:
-            pass  # killed: the scan covers its first `cap` seconds
+        # the whole run, its progress line on a pseudo-terminal (killed at
+        # the cap: the scan covers its first `cap` seconds)
+        draws, stalls = progress_watch.watch(argv(mode, trace), cap)
         whole = min(time.monotonic() - t0, cap)
+        for line, ran in stalls:
+            failures += 1
+            print("not ok: %s: the progress line stood at %r while a thread "
+                  "ran %.2f s" % (arg or "default", line, ran))
+        if not draws:
+            failures += 1
+            print("not ok: %s: no progress line on a terminal" % (arg or "default"))
         points = []
         for k in (2, 5, 8) if os.environ.get("SANITIZED") else (1, 3, 5, 7, 9):
             with tempfile.TemporaryFile() as out:

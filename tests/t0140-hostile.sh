@@ -427,7 +427,8 @@ PY
 rm -f "$TMP/big.smt2"
 
 # SIGTERM anywhere in a run, in every phase of several modes: a partial
-# report within 2 s (tests/sigterm_scan.py)
+# report within 2 s, and a progress line that moves while the whole run
+# works (tests/sigterm_scan.py)
 ./bin/cyclon-trace --nodes 100 --cycles 40 --seed 3 -o "$TMP/cyc100" 2>/dev/null
 ./bin/gen-trace --seed 7 --nodes 4 --steps 1500 --pairs 8 --correlated=60 \
     -o "$TMP/gen1500" 2>/dev/null
@@ -449,8 +450,8 @@ if [ -z "${SANITIZED:-}" ] && [ -z "${VALGRIND:-}" ]; then
         && ok || not_ok "SIGTERM in a lock-heavy run of one node"
     SIGTERM_SCAN_CAP=6 SPIDER="$SPIDER" python3 tests/sigterm_scan.py "$TMP/locks100k3" \
         "" && ok || not_ok "SIGTERM in a lock-heavy run of three nodes"
-    # a real trace (ZooKeeper under the agent, 40,548 events): --atomicity
-    # and --multi-variable leave Z3 candidates it does not answer for minutes
+    # a real trace (ZooKeeper under the agent, 40,548 events); --solver=z3
+    # asks Z3 about every candidate for minutes
     mkdir -p "$TMP/zk"
     tar xJf tests/fixtures/zookeeper-ops1.tar.xz -C "$TMP/zk" &&
     SIGTERM_SCAN_CAP=6 SPIDER="$SPIDER" python3 tests/sigterm_scan.py "$TMP/zk/zookeeper" \

@@ -35,7 +35,8 @@ lines = [d for d in draws[1:-1]]
 assert any(re.match(r"spider: loading [0-9.]+ [kM]B of [0-9.]+ [kM]B$", l) for l in lines), lines[:3]
 decided = [l for l in lines if "candidates decided" in l]
 assert decided, lines
-m = re.match(r"spider: (\d+) of (\d+) candidates decided \((\d+)%, (\d+)/s(, .* left)?\)$", decided[-1])
+m = re.match(r"spider: (\d+) of (\d+) candidates decided \((\d+)%, (\d+)/s"
+             r"(, .* left|, none more for \d+ s)?\)$", decided[-1])
 assert m, decided[-1]
 assert int(m.group(2)) > 0
 assert len(lines) <= 10 * secs + 3, f"{len(lines)} redraws in {secs:.1f} s"
