@@ -32,7 +32,10 @@
 
 #include <string.h>
 
-enum { NEEDED = 1, DONE = 2, ARRIVED = 4, QUERY = 8 };
+enum { NEEDED = 1, DONE = 2, ARRIVED = 4, QUERY = 8,
+       BEFORE_FIRST = 16 /* << k: has a path to atom k's first event */ };
+_Static_assert((BEFORE_FIRST << (HB_QUERY_ATOMS - 1)) <= 128,
+               "a flag bit for each atom of a query");
 #define NO_EVENT UINT32_MAX
 
 struct scheduler {
@@ -560,7 +563,8 @@ static int waits_for_observed(scheduler *s, const run_state *r, uint32_t e, uint
  * would hold the lock while it waits for that event, which may itself
  * need the lock (r < p with p inside a section and r inside another
  * section of the same lock): the acquire waits until that event is
- * played, or until nothing else can be. */
+ * played, or until nothing else can be.  Not an acquire that the atoms'
+ * first events need: waiting would not let them run. */
 static int holds_back(const scheduler *s, const run_state *r, uint32_t sec)
 {
     const hb_query *q = r->q;
@@ -568,7 +572,8 @@ static int holds_back(const scheduler *s, const run_state *r, uint32_t sec)
     const event *acq = &s->t->events[x->acquire];
     uint32_t rel_pos = s->t->events[x->release].pos;
     for (uint32_t k = 0; q && k < q->n_atoms; k++) {
-        if (q->atoms[k].kind == ATOM_EQUAL)
+        if (q->atoms[k].kind == ATOM_EQUAL ||
+            (s->flag[x->acquire] & BEFORE_FIRST << k))
             continue;
         const event *later = &s->t->events[q->ev[q->atoms[k].j]];
         uint32_t first = q->ev[q->atoms[k].i];
@@ -633,6 +638,24 @@ static void mark_needed(scheduler *s, const hb_query *q, uint32_t e0)
                 !(s->flag[q->ev[q->atoms[k].i]] & NEEDED)) {
                 s->flag[q->ev[q->atoms[k].i]] |= NEEDED;
                 s->stack[top++] = q->ev[q->atoms[k].i];
+            }
+    }
+}
+
+/* Marks `bit` on e and what has a path in U to it (holds_back()). */
+static void mark_before(scheduler *s, uint32_t e0, uint8_t bit)
+{
+    uint32_t top = 0;
+    if (s->flag[e0] & bit)
+        return;
+    s->flag[e0] |= bit;
+    s->stack[top++] = e0;
+    while (top) {
+        uint32_t e = s->stack[--top];
+        for (uint32_t k = s->in_start[e]; k < s->in_start[e + 1]; k++)
+            if (!(s->flag[s->in[k]] & bit)) {
+                s->flag[s->in[k]] |= bit;
+                s->stack[top++] = s->in[k];
             }
     }
 }
@@ -730,6 +753,9 @@ static void reset(scheduler *s, run_state *r)
         s->flag[q->ev[i]] |= QUERY;
     for (uint32_t i = 0; i < q->n_events; i++)
         mark_needed(s, q, q->ev[i]);
+    for (uint32_t k = 0; k < q->n_atoms; k++)
+        if (q->atoms[k].kind != ATOM_EQUAL)
+            mark_before(s, q->ev[q->atoms[k].i], (uint8_t)(BEFORE_FIRST << k));
     r->focused = FOCUSED;
     r->q_left = q->n_events;
 }
