@@ -76,17 +76,22 @@ static void human_bytes(uint64_t b, char *buf, size_t len)
  * same, the line says for how long instead (describe()). */
 static uint64_t progress_key(progress *p)
 {
-    uint64_t phase = (uint64_t)atomic_load(&p->phase), counter = 0;
+    uint64_t phase = (uint64_t)atomic_load(&p->phase), counter = 0, what = 0;
     const char *step = atomic_load(&p->counts.step);
-    if (phase == PHASE_LOAD)
-        counter = __atomic_load_n(&p->bytes, __ATOMIC_RELAXED);
-    else if (phase == PHASE_SOLVE && step)
+    if (phase == PHASE_LOAD) { /* as shown: 0.1 kB, or 0.1 MB from 1 MB */
+        uint64_t b = __atomic_load_n(&p->bytes, __ATOMIC_RELAXED);
+        counter = b < 1000000 ? b / 100 : b / 100000;
+    } else if (phase == PHASE_SOLVE && step) {
         counter = atomic_load(&p->counts.step_done) ^ (uint64_t)(uintptr_t)step;
-    else if (phase == PHASE_SOLVE && atomic_load(&p->counts.total) == 0)
+        what = 1;
+    } else if (phase == PHASE_SOLVE && atomic_load(&p->counts.total) == 0) {
         counter = atomic_load(&p->counts.found);
-    else if (phase == PHASE_SOLVE)
-        counter = atomic_load(&p->counts.done) + 1;
-    return counter * 8 + phase;
+        what = 2;
+    } else if (phase == PHASE_SOLVE) {
+        counter = atomic_load(&p->counts.done);
+        what = 3;
+    }
+    return counter << 5 | what << 3 | phase;
 }
 
 /* ", none for N s" (into buf) once the count has stood still for a second:
