@@ -132,7 +132,8 @@ demo: deps
 NPROC := $(shell nproc 2>/dev/null || echo 1)
 
 # what is missing (the z3 command, a JDK) skips the scripts that need it
-test: all $(TEST_BINS)
+test:
+	@$(MAKE) --no-print-directory -j$(NPROC) all $(TEST_BINS)
 	@QUICK=1 JOBS=$(NPROC) ./tests/run-all
 
 check: deps

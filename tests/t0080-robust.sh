@@ -3,7 +3,7 @@
 # (exit 3), and the report does not depend on the order of files on the
 # command line.
 . tests/lib.sh
-./bin/cyclon-trace --nodes 10 --cycles 60 -o "$TMP/cy" 2>/dev/null
+./bin/cyclon-trace --nodes 10 --cycles "$(sized 60 20)" -o "$TMP/cy" 2>/dev/null
 
 # --timeout-ms: every candidate is a race, a non-race or undecided
 $SPIDER -q -f json --solver=z3 --timeout-ms=1 -j2 "$TMP/cy" >"$TMP/t.json" 2>"$TMP/t.err"

@@ -106,6 +106,35 @@ $SPIDER benchmarks/taxdc/m5358 >&- 2>"$TMP/err"; rc=$?
 [ $rc -eq 2 ] && grep -q '^spider: cannot write the report' "$TMP/err" && ok \
     || not_ok "writing to a closed stdout: exit $rc, $(cat "$TMP/err")"
 
+# An inconsistent trace whose contradiction needs the lock's clause: the
+# explanation names the events, also when the clause is learnt lazily
+cat >"$TMP/lock-cycle.log" <<'EOF'
+{"thread": "t0@n", "type": "LOCK", "variable": "L"}
+{"thread": "t0@n", "type": "SND", "message": 1, "loc": "S1"}
+{"thread": "t0@n", "type": "RCV", "message": 2, "loc": "R2"}
+{"thread": "t0@n", "type": "UNLOCK", "variable": "L"}
+{"thread": "t1@n", "type": "LOCK", "variable": "L"}
+{"thread": "t1@n", "type": "SND", "message": 2, "loc": "S2"}
+{"thread": "t1@n", "type": "RCV", "message": 1, "loc": "R1"}
+{"thread": "t1@n", "type": "UNLOCK", "variable": "L"}
+EOF
+for eager in 65536 0; do
+    $SPIDER --solver=z3 --eager-locks=$eager "$TMP/lock-cycle.log" >/dev/null 2>"$TMP/err"
+    rc=$?
+    [ $rc -eq 2 ] && grep -q 'inconsistent trace: .*lock-cycle.log:1 LOCK' "$TMP/err" \
+        && grep -q 'lock-cycle.log:8 UNLOCK' "$TMP/err" \
+        && ok || not_ok "inconsistent through a lock, --eager-locks=$eager: exit $rc: $(head -c 300 "$TMP/err")"
+done
+
+# invalid UTF-8 in a loc: the SARIF report decodes strictly too (as JSON)
+printf '{"thread":"a@n","type":"W","variable":"x","loc":"L\377one"}\n{"thread":"b@n","type":"W","variable":"x","loc":"L2"}\n' >"$TMP/bad-utf8.log"
+$SPIDER -f sarif "$TMP/bad-utf8.log" >"$TMP/bad-utf8.sarif" 2>/dev/null
+python3 -c '
+import json, sys
+d = json.loads(open(sys.argv[1], "rb").read().decode("utf-8", "strict"))
+sys.exit(0 if d["runs"][0]["results"] else 1)
+' "$TMP/bad-utf8.sarif" && ok || not_ok "SARIF with invalid UTF-8 in a loc is not strict UTF-8 JSON"
+
 if [ -n "${SANITIZED:-}" ] || [ -n "${VALGRIND:-}" ] || [ -n "${QUICK:-}" ]; then
     echo "the scale checks below run in make check's release pass only (they measure time and memory)"
     finish
@@ -388,26 +417,6 @@ for n, args, at in ((12000, [], 2.0), (3000, ["--solver=z3"], 0.6)):
 sys.exit(1 if bad else 0)
 PY
 
-# An inconsistent trace whose contradiction needs the lock's clause: the
-# explanation names the events, also when the clause is learnt lazily
-cat >"$TMP/lock-cycle.log" <<'EOF'
-{"thread": "t0@n", "type": "LOCK", "variable": "L"}
-{"thread": "t0@n", "type": "SND", "message": 1, "loc": "S1"}
-{"thread": "t0@n", "type": "RCV", "message": 2, "loc": "R2"}
-{"thread": "t0@n", "type": "UNLOCK", "variable": "L"}
-{"thread": "t1@n", "type": "LOCK", "variable": "L"}
-{"thread": "t1@n", "type": "SND", "message": 2, "loc": "S2"}
-{"thread": "t1@n", "type": "RCV", "message": 1, "loc": "R1"}
-{"thread": "t1@n", "type": "UNLOCK", "variable": "L"}
-EOF
-for eager in 65536 0; do
-    $SPIDER --solver=z3 --eager-locks=$eager "$TMP/lock-cycle.log" >/dev/null 2>"$TMP/err"
-    rc=$?
-    [ $rc -eq 2 ] && grep -q 'inconsistent trace: .*lock-cycle.log:1 LOCK' "$TMP/err" \
-        && grep -q 'lock-cycle.log:8 UNLOCK' "$TMP/err" \
-        && ok || not_ok "inconsistent through a lock, --eager-locks=$eager: exit $rc: $(head -c 300 "$TMP/err")"
-done
-
 # --emit-smt2 of 144 M lock clauses: said before, and a SIGTERM stops it
 python3 - "$SPIDER" "$TMP" <<'PY' && ok || not_ok "SIGTERM while writing --emit-smt2"
 import json, sys, tempfile
@@ -459,12 +468,4 @@ if [ -z "${SANITIZED:-}" ] && [ -z "${VALGRIND:-}" ]; then
         && ok || not_ok "SIGTERM in a run on a real ZooKeeper trace"
 fi
 
-# invalid UTF-8 in a loc: the SARIF report decodes strictly too (as JSON)
-printf '{"thread":"a@n","type":"W","variable":"x","loc":"L\377one"}\n{"thread":"b@n","type":"W","variable":"x","loc":"L2"}\n' >"$TMP/bad-utf8.log"
-$SPIDER -f sarif "$TMP/bad-utf8.log" >"$TMP/bad-utf8.sarif" 2>/dev/null
-python3 -c '
-import json, sys
-d = json.loads(open(sys.argv[1], "rb").read().decode("utf-8", "strict"))
-sys.exit(0 if d["runs"][0]["results"] else 1)
-' "$TMP/bad-utf8.sarif" && ok || not_ok "SARIF with invalid UTF-8 in a loc is not strict UTF-8 JSON"
 finish
