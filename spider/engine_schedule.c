@@ -611,39 +611,12 @@ static int may_enter(scheduler *s, const run_state *r, uint32_t e)
     return 1;
 }
 
-/* Marks e NEEDED with what has a path to it (U's edges, the query's
- * atoms as edges); a section whose release becomes NEEDED, and is not
- * left yet, counts as pending for its lock. */
-static void mark_needed(scheduler *s, const hb_query *q, uint32_t e0)
-{
-    uint32_t top = 0;
-    if (s->flag[e0] & NEEDED)
-        return;
-    s->flag[e0] |= NEEDED;
-    s->stack[top++] = e0;
-    while (top) {
-        uint32_t e = s->stack[--top];
-        int32_t sec = s->release_of[e];
-        if (sec >= 0 && !(s->flag[e] & DONE))
-            s->pending[s->group_of[sec]]++;
-        for (uint32_t k = s->in_start[e]; k < s->in_start[e + 1]; k++) {
-            uint32_t p = s->in[k];
-            if (!(s->flag[p] & NEEDED)) {
-                s->flag[p] |= NEEDED;
-                s->stack[top++] = p;
-            }
-        }
-        for (uint32_t k = 0; k < q->n_atoms; k++) /* atoms are edges */
-            if (q->atoms[k].kind != ATOM_EQUAL && q->ev[q->atoms[k].j] == e &&
-                !(s->flag[q->ev[q->atoms[k].i]] & NEEDED)) {
-                s->flag[q->ev[q->atoms[k].i]] |= NEEDED;
-                s->stack[top++] = q->ev[q->atoms[k].i];
-            }
-    }
-}
-
-/* Marks `bit` on e and what has a path in U to it (holds_back()). */
-static void mark_before(scheduler *s, uint32_t e0, uint8_t bit)
+/* Marks `bit` on e0 and on every event with a path to it: U's edges,
+ * and with q the query's atoms too, as edges.  NEEDED also counts, per
+ * lock, the sections whose release it marks and that are not left yet
+ * (pending). */
+static void mark_ancestors(scheduler *s, const hb_query *q, uint32_t e0,
+                           uint8_t bit)
 {
     uint32_t top = 0;
     if (s->flag[e0] & bit)
@@ -652,11 +625,22 @@ static void mark_before(scheduler *s, uint32_t e0, uint8_t bit)
     s->stack[top++] = e0;
     while (top) {
         uint32_t e = s->stack[--top];
+        int32_t sec = s->release_of[e];
+        if (bit == NEEDED && sec >= 0 && !(s->flag[e] & DONE))
+            s->pending[s->group_of[sec]]++;
         for (uint32_t k = s->in_start[e]; k < s->in_start[e + 1]; k++)
             if (!(s->flag[s->in[k]] & bit)) {
                 s->flag[s->in[k]] |= bit;
                 s->stack[top++] = s->in[k];
             }
+        for (uint32_t k = 0; q && k < q->n_atoms; k++) {
+            uint32_t first = q->ev[q->atoms[k].i];
+            if (q->atoms[k].kind != ATOM_EQUAL && q->ev[q->atoms[k].j] == e &&
+                !(s->flag[first] & bit)) {
+                s->flag[first] |= bit;
+                s->stack[top++] = first;
+            }
+        }
     }
 }
 
@@ -693,7 +677,7 @@ static int promote_pinned(scheduler *s, run_state *r)
     if (best == NO_EVENT)
         return 0;
     const lock_section *x = &s->m->lock_sections[s->acquire_of[best]];
-    mark_needed(s, r->q, (uint32_t)x->release);
+    mark_ancestors(s, r->q, (uint32_t)x->release, NEEDED);
     unpark(s, &s->pin_head[best_group]); /* the others park again */
     return 1;
 }
@@ -752,10 +736,11 @@ static void reset(scheduler *s, run_state *r)
     for (uint32_t i = 0; i < q->n_events; i++)
         s->flag[q->ev[i]] |= QUERY;
     for (uint32_t i = 0; i < q->n_events; i++)
-        mark_needed(s, q, q->ev[i]);
+        mark_ancestors(s, q, q->ev[i], NEEDED);
     for (uint32_t k = 0; k < q->n_atoms; k++)
         if (q->atoms[k].kind != ATOM_EQUAL)
-            mark_before(s, q->ev[q->atoms[k].i], (uint8_t)(BEFORE_FIRST << k));
+            mark_ancestors(s, NULL, q->ev[q->atoms[k].i],
+                           (uint8_t)(BEFORE_FIRST << k));
     r->focused = FOCUSED;
     r->q_left = q->n_events;
 }
