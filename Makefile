@@ -34,7 +34,7 @@ MANDIR = $(PREFIX)/share/man/man1
 DOCDIR = $(PREFIX)/share/doc/spider
 OBJ ?= build
 
-LIB_SRC = traces/alloc.c traces/clock.c traces/text.c traces/trace_load.c traces/json_arena.c traces/trace_intern.c traces/trace_derive.c \
+LIB_SRC = util/alloc.c util/clock.c util/text.c traces/trace_load.c traces/json_arena.c traces/trace_intern.c traces/trace_derive.c \
           prune/prune.c \
           encode/encode.c encode/encode_z3.c encode/encode_smt2.c encode/encode_slice.c encode/encode_query.c encode/encode_waits.c \
           spider/engine.c spider/engine_shortcut.c spider/engine_schedule.c spider/engine_pool.c \

@@ -5,8 +5,8 @@
 
 #include <assert.h>
 
-#include "../traces/alloc.h"
-#include "../traces/text.h"
+#include "../util/alloc.h"
+#include "../util/text.h"
 
 #include <uthash.h>
 

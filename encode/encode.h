@@ -165,7 +165,7 @@ void hb_edge_list_add(hb_edge_list *l, uint32_t before, uint32_t after);
  * wait/notify booleans and clauses deferred (counted, not made:
  * hb_model_add_waits()).  A constraint is added when every event it
  * names is kept.  Never fails (allocation failure ends the run,
- * traces/alloc.h). */
+ * util/alloc.h). */
 hb_model *hb_model_build(const trace *t, const uint8_t *keep,
                          handler_model handlers);
 /* Same, but the long loops (lock sections, wait/notify pairs: quadratic)
@@ -212,7 +212,7 @@ static inline int hb_wait_constrained(const hb_model *m, const wait_info *w)
  * hb_model_write_smt2(); the clauses come after every other, as if
  * built at once.  Does nothing when made already.  Once *stop is set
  * (stop may be NULL) it stops, leaving m incomplete.  Allocation
- * failure ends the run (traces/alloc.h). */
+ * failure ends the run (util/alloc.h). */
 void hb_model_add_waits(hb_model *m, const trace *t,
                         const volatile sig_atomic_t *stop);
 

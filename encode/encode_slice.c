@@ -18,7 +18,7 @@
  */
 #include "encode.h"
 
-#include "../traces/alloc.h"
+#include "../util/alloc.h"
 
 #include <assert.h>
 #include <stdlib.h>

@@ -19,7 +19,7 @@
  */
 #include "encode.h"
 
-#include "../traces/alloc.h"
+#include "../util/alloc.h"
 
 #include <string.h>
 

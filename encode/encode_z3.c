@@ -14,8 +14,8 @@
  * instead, whatever the interrupted calls report.
  */
 #include "encode.h"
-#include "../traces/alloc.h"
-#include "../traces/clock.h"
+#include "../util/alloc.h"
+#include "../util/clock.h"
 
 #include <assert.h>
 #include <math.h>

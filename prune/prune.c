@@ -9,7 +9,7 @@
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../traces/alloc.h" /* before uthash.h: its uthash_fatal */
+#include "../util/alloc.h" /* before uthash.h: its uthash_fatal */
 
 #include <uthash.h>
 

@@ -98,7 +98,7 @@ typedef struct prune_options {
  * (hb_model_build(t, NULL, ...): its handler model is the one pruned
  * for).  Project m with hb_model_project(m, t, keep) afterwards: Φ is
  * built once.  Never fails (allocation failure ends the run,
- * traces/alloc.h). */
+ * util/alloc.h). */
 uint8_t *prune_trace(const trace *t, const hb_model *m, const prune_options *o,
                      prune_stats *st);
 

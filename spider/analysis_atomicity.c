@@ -16,7 +16,7 @@
  */
 #include "engine.h"
 
-#include "../traces/alloc.h"
+#include "../util/alloc.h"
 
 
 /* section_end[e] for every event: the largest end (position of the

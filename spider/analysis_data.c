@@ -5,8 +5,8 @@
  */
 #include "engine.h"
 
-#include "../traces/alloc.h"
-#include "../traces/text.h"
+#include "../util/alloc.h"
+#include "../util/text.h"
 
 #include <assert.h>
 #include <string.h>

@@ -27,7 +27,7 @@
  */
 #include "analysis_handler.h"
 
-#include "../traces/alloc.h"
+#include "../util/alloc.h"
 
 #include <string.h>
 

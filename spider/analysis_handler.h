@@ -10,7 +10,7 @@
  * handler race into the engine's groups.
  *
  * Ownership: the caller frees the handler_races with handler_races_free().
- * Allocation failure ends the run (traces/alloc.h).
+ * Allocation failure ends the run (util/alloc.h).
  */
 #ifndef SPIDER_ANALYSIS_HANDLER_H
 #define SPIDER_ANALYSIS_HANDLER_H

@@ -15,7 +15,7 @@
 #include "analysis_handler.h"
 #include "engine.h"
 
-#include "../traces/alloc.h"
+#include "../util/alloc.h"
 
 #include <string.h>
 

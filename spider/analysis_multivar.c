@@ -29,7 +29,7 @@
  */
 #include "engine.h"
 
-#include "../traces/alloc.h"
+#include "../util/alloc.h"
 #include "correlation.h"
 
 #include <stdio.h>

@@ -3,7 +3,7 @@
  */
 #include "baseline.h"
 
-#include "../traces/alloc.h"
+#include "../util/alloc.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -10,7 +10,7 @@
 
 #include "engine.h"
 
-#include "../traces/alloc.h"
+#include "../util/alloc.h"
 
 #include <stdlib.h>
 

@@ -10,7 +10,7 @@
  * Ownership: a returned context belongs to the caller, who hands it to a
  * race_group's event_ref (report_free() frees it).  A finder borrows the
  * trace until context_finder_free().  Nothing here fails (allocation
- * failure ends the run, traces/alloc.h).
+ * failure ends the run, util/alloc.h).
  */
 #ifndef SPIDER_CONTEXT_H
 #define SPIDER_CONTEXT_H

@@ -3,7 +3,7 @@
  */
 #include "correlation.h"
 
-#include "../traces/alloc.h"
+#include "../util/alloc.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

@@ -29,7 +29,7 @@
  * Ownership: a correlation owns its pairs array; free it with
  * correlation_free().  Pairs name trace objects and strings: they are
  * valid while the trace is.  Allocation failure ends the run
- * (traces/alloc.h).
+ * (util/alloc.h).
  */
 #ifndef SPIDER_CORRELATION_H
 #define SPIDER_CORRELATION_H

@@ -6,8 +6,8 @@
 #include "engine.h"
 #include "context.h"
 
-#include "../traces/alloc.h"
-#include "../traces/clock.h"
+#include "../util/alloc.h"
+#include "../util/clock.h"
 
 #include <assert.h>
 #include <stdatomic.h>

@@ -20,7 +20,7 @@
  * Ownership: the engine owns candidates and groups; an analysis only adds
  * to them through engine_add(), engine_record*() and engine_count().
  * Allocation failure
- * ends the run (traces/alloc.h).
+ * ends the run (util/alloc.h).
  */
 #ifndef SPIDER_ENGINE_H
 #define SPIDER_ENGINE_H
@@ -103,7 +103,7 @@ void engine_add(engine_run *run, race_kind kind, const uint32_t *ev,
 
 /* Makes room for `extra` more candidates at once; if memory runs out,
  * ends the run with `what` ("N candidates on variable x of node n") in the
- * message (traces/alloc.h). */
+ * message (util/alloc.h). */
 void engine_reserve(engine_run *run, uint64_t extra, const char *what);
 
 /* Orders events by context (thread, by name; then innermost handler,

@@ -18,8 +18,8 @@
  */
 #include "engine.h"
 
-#include "../traces/alloc.h"
-#include "../traces/clock.h"
+#include "../util/alloc.h"
+#include "../util/clock.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

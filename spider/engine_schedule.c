@@ -28,7 +28,7 @@
  */
 #include "engine.h"
 
-#include "../traces/alloc.h"
+#include "../util/alloc.h"
 
 #include <string.h>
 

@@ -33,7 +33,7 @@
  */
 #include "engine.h"
 
-#include "../traces/alloc.h"
+#include "../util/alloc.h"
 
 #include <assert.h>
 #include <pthread.h>

@@ -21,7 +21,7 @@
  */
 #include "engine.h"
 
-#include "../traces/alloc.h"
+#include "../util/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>

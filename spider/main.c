@@ -3,14 +3,14 @@
  * ──► print, with one cleanup path and the exit statuses of SPEC §6.
  */
 #include "spider.h"
-#include "../traces/clock.h"
+#include "../util/clock.h"
 
 #include "correlation.h"
 
 #include "progress.h"
 #include "select.h"
 
-#include "../traces/text.h"
+#include "../util/text.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -3,8 +3,8 @@
  */
 #include "progress.h"
 
-#include "../traces/alloc.h"
-#include "../traces/clock.h"
+#include "../util/alloc.h"
+#include "../util/clock.h"
 
 #include <dirent.h>
 #include <pthread.h>

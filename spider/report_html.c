@@ -9,7 +9,7 @@
  * page's Content-Security-Policy forbids loading anything, so that even a
  * name that slipped through escaping could fetch nothing.  Every string
  * of the trace is hostile: it goes through text_safe() (control
- * characters and invalid UTF-8 as \xNN, traces/text.h), then HTML
+ * characters and invalid UTF-8 as \xNN, util/text.h), then HTML
  * escaping in the page, or JSON escaping made safe for a <script>
  * element in the diagrams' data (put_script_json); the script puts data
  * in the page as text nodes only, never as markup.
@@ -25,8 +25,8 @@
  */
 #include "spider.h"
 
-#include "../traces/alloc.h" /* before uthash.h: its allocation failures */
-#include "../traces/text.h"
+#include "../util/alloc.h" /* before uthash.h: its allocation failures */
+#include "../util/text.h"
 
 #include <inttypes.h>
 #include <cjson/cJSON.h>

@@ -5,7 +5,7 @@
  */
 #include "spider.h"
 
-#include "../traces/text.h"
+#include "../util/text.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -275,7 +275,7 @@ static cJSON *summary_json(const report *r)
 }
 
 /* Writes JSON text cleaned for a strict decoder (cJSON copies invalid
- * UTF-8 of the trace as it is; traces/text.h), indented by `tabs` more
+ * UTF-8 of the trace as it is; util/text.h), indented by `tabs` more
  * after each line break. */
 static void put_json(const char *text, const char *tabs, FILE *out)
 {

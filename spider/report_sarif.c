@@ -13,9 +13,9 @@
  */
 #include "spider.h"
 
-#include "../traces/text.h"
+#include "../util/text.h"
 
-#include "../traces/alloc.h"
+#include "../util/alloc.h"
 #include "baseline.h"
 
 #include <cjson/cJSON.h>

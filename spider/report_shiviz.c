@@ -42,8 +42,8 @@
  */
 #include "spider.h"
 
-#include "../traces/alloc.h"
-#include "../traces/text.h"
+#include "../util/alloc.h"
+#include "../util/text.h"
 
 #include <cjson/cJSON.h>
 #include <string.h>

@@ -4,8 +4,8 @@
  */
 #include "spider.h"
 
-#include "../traces/alloc.h"
-#include "../traces/text.h"
+#include "../util/alloc.h"
+#include "../util/text.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -86,7 +86,7 @@ static void print_header(const report *r, const style *st, FILE *out)
 }
 
 /* Names of the trace go through text_safe(): a control character in one
- * would reach the terminal (traces/text.h). */
+ * would reach the terminal (util/text.h). */
 static void print_side(const event_ref *e, const char *role, FILE *out)
 {
     text_pool tp = {0};

@@ -4,7 +4,7 @@
  */
 #include "select.h"
 
-#include "../traces/alloc.h"
+#include "../util/alloc.h"
 
 #include <string.h>
 

@@ -3,7 +3,7 @@
  */
 #include "suppress.h"
 
-#include "../traces/alloc.h"
+#include "../util/alloc.h"
 #include "filter.h"
 
 #include <ctype.h>

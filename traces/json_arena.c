@@ -2,7 +2,7 @@
  * json_arena.c — cJSON's nodes from an arena (json_arena.h).
  */
 #include "json_arena.h"
-#include "alloc.h"
+#include "../util/alloc.h"
 
 #include <assert.h>
 #include <cjson/cJSON.h>

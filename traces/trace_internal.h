@@ -4,7 +4,7 @@
 #ifndef SPIDER_TRACE_INTERNAL_H
 #define SPIDER_TRACE_INTERNAL_H
 
-#include "alloc.h"
+#include "../util/alloc.h"
 #include "trace.h"
 #include <stdarg.h>
 #include <stdlib.h>

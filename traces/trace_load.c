@@ -7,9 +7,9 @@
  * error names file, line and column.
  */
 #include "trace_internal.h"
-#include "alloc.h"
+#include "../util/alloc.h"
 #include "json_arena.h"
-#include "text.h"
+#include "../util/text.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
