@@ -34,9 +34,9 @@ MANDIR = $(PREFIX)/share/man/man1
 DOCDIR = $(PREFIX)/share/doc/spider
 OBJ ?= build
 
-LIB_SRC = util/alloc.c util/clock.c util/text.c traces/trace_load.c traces/json_arena.c traces/trace_intern.c traces/trace_derive.c \
+LIB_SRC = util/alloc.c util/clock.c util/text.c util/graph.c traces/trace_load.c traces/json_arena.c traces/trace_intern.c traces/trace_derive.c \
           prune/prune.c \
-          encode/encode.c encode/encode_z3.c encode/encode_smt2.c encode/encode_slice.c encode/encode_query.c encode/encode_waits.c \
+          encode/encode.c encode/encode_z3.c encode/encode_smt2.c encode/encode_slice.c encode/encode_query.c encode/encode_waits.c encode/encode_explain.c \
           spider/engine.c spider/engine_shortcut.c spider/engine_schedule.c spider/engine_pool.c \
           spider/engine_witness.c spider/context.c \
           spider/analysis_data.c spider/analysis_message.c spider/analysis_handler.c \
@@ -53,7 +53,7 @@ LIB_OBJ = $(LIB_SRC:%.c=$(OBJ)/%.o)
 
 BINS = bin/spider bin/cyclon-trace bin/json-baseline bin/gen-trace bin/check-smt2
 TEST_BINS = tests/bin/test_trace tests/bin/test_prune tests/bin/test_waits \
-            tests/bin/test_schedule
+            tests/bin/test_schedule tests/bin/test_graph
 SAN_FLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
             -fno-sanitize-recover=undefined
 FUZZ_SECONDS ?= 600
@@ -85,7 +85,7 @@ $(OBJ)/%.d: ;
 DEP_FILES = $(patsubst %.c,$(OBJ)/%.d,$(LIB_SRC) spider/main.c \
             benchmarks/cyclon_trace.c benchmarks/json_baseline.c \
             tests/gen_trace.c tests/gen_trace_locks.c tests/check_smt2.c tests/test_trace.c tests/test_prune.c tests/test_waits.c \
-            tests/test_schedule.c)
+            tests/test_schedule.c tests/test_graph.c)
 $(DEP_FILES):
 
 -include $(shell find $(OBJ) -name '*.d' 2>/dev/null)
@@ -147,7 +147,7 @@ check: deps
 check-sanitized: deps
 	@$(MAKE) --no-print-directory -j$(NPROC) OBJ=build-san CFLAGS="$(SAN_FLAGS)" \
 	    BIN_DIR=bin-san bin-san/spider bin-san/test_trace bin-san/test_prune \
-	    bin-san/test_waits bin-san/test_schedule
+	    bin-san/test_waits bin-san/test_schedule bin-san/test_graph
 	@echo "== the suite under AddressSanitizer and UndefinedBehaviorSanitizer =="
 	@SANITIZED=1 SPIDER=./bin-san/spider SEEDS=30 JOBS=$(NPROC) \
 	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \

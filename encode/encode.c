@@ -34,6 +34,7 @@ static void add_edge(builder *b, hb_origin origin, uint32_t before,
                      uint32_t after)
 {
     hb_model *m = b->m;
+    assert(m->kept[before] && m->kept[after]); /* pruned events order nothing */
     ALLOC_GROW(m->edges, m->n_edges + 1, b->edges_cap);
     ALLOC_GROW(m->edge_origin, m->n_edges + 1, b->edge_origin_cap);
     m->edge_origin[m->n_edges] = (uint8_t)origin;
@@ -614,45 +615,6 @@ void hb_model_add_waits(hb_model *m, const trace *t,
     m->waits_deferred = 0;
 }
 
-/* ---- graphs ------------------------------------------------------------ */
-
-int hb_topological_order(uint32_t n, const uint32_t *start, const uint32_t *src,
-                             uint32_t *topo)
-{
-    uint32_t n_edges = start[n];
-    uint32_t *out_start = xcalloc(n + 2, sizeof(uint32_t));
-    for (uint32_t i = 0; i < n_edges; i++)
-        out_start[src[i] + 2]++;
-    for (uint32_t i = 0; i < n; i++)
-        out_start[i + 2] += out_start[i + 1];
-    uint32_t *dst = xmalloc_array((size_t)n_edges + 1, sizeof(uint32_t));
-    for (uint32_t d = 0; d < n; d++)
-        for (uint32_t s = start[d]; s < start[d + 1]; s++)
-            dst[out_start[src[s] + 1]++] = d;
-    uint32_t *in_deg = xmalloc_array((size_t)n + 1, sizeof(uint32_t));
-    for (uint32_t i = 0; i < n; i++)
-        in_deg[i] = start[i + 1] - start[i];
-    /* depth first (a stack): an event's successor on its chain tends to
-     * come next, so a sweep stays on one chain's clock for longer */
-    uint32_t *stack = xmalloc_array((size_t)n + 1, sizeof(uint32_t));
-    uint32_t top = 0, done = 0;
-    for (uint32_t i = n; i-- > 0;)
-        if (!in_deg[i])
-            stack[top++] = i;
-    while (top) {
-        uint32_t v = stack[--top];
-        topo[done++] = v;
-        for (uint32_t k = out_start[v + 1]; k-- > out_start[v];)
-            if (--in_deg[dst[k]] == 0)
-                stack[top++] = dst[k];
-    }
-    free(stack);
-    free(out_start);
-    free(dst);
-    free(in_deg);
-    return done == n;
-}
-
 /* ---- edges the clauses imply ------------------------------------------ */
 
 /* Events by chain (hb_chain_of()), then position: the order U has. */
@@ -867,7 +829,7 @@ typedef struct wait_sweep {
     const hb_model *m;
     uint32_t n_chains;
     uint32_t *chain;            /* event -> hb_chain_of() */
-    uint32_t *in_start, *in_src; /* the model's edges, by target */
+    digraph in;                 /* the model's edges, by target */
     uint32_t *topo;
     uint8_t *source;            /* event -> it has an edge to another chain */
     int32_t *local;             /* chain -> its index in the node, or -1 */
@@ -892,28 +854,20 @@ static int sweep_graph(wait_sweep *w)
     w->chain = xmalloc_array((size_t)n + 1, sizeof *w->chain);
     for (uint32_t e = 0; e < n; e++)
         w->chain[e] = hb_chain_of(t, m->handlers, e);
-    w->in_start = xcalloc((size_t)n + 2, sizeof *w->in_start);
-    for (uint32_t i = 0; i < m->n_edges; i++)
-        w->in_start[m->edges[i].after + 2]++;
-    for (uint32_t e = 0; e < n; e++)
-        w->in_start[e + 2] += w->in_start[e + 1];
-    w->in_src = xmalloc_array((size_t)m->n_edges + 1, sizeof *w->in_src);
-    for (uint32_t i = 0; i < m->n_edges; i++)
-        w->in_src[w->in_start[m->edges[i].after + 1]++] = m->edges[i].before;
+    digraph_build(&w->in, n, m->edges, m->n_edges, DIGRAPH_IN, NULL);
     w->source = xcalloc((size_t)n + 1, 1); /* read again by another chain */
     for (uint32_t e = 0; e < n; e++)
-        for (uint32_t k = w->in_start[e]; k < w->in_start[e + 1]; k++)
-            if (w->chain[w->in_src[k]] != w->chain[e])
-                w->source[w->in_src[k]] = 1;
+        for (uint32_t k = w->in.start[e]; k < w->in.start[e + 1]; k++)
+            if (w->chain[w->in.adj[k]] != w->chain[e])
+                w->source[w->in.adj[k]] = 1;
     w->topo = xmalloc_array((size_t)n + 1, sizeof *w->topo);
-    return hb_topological_order(n, w->in_start, w->in_src, w->topo);
+    return digraph_topological_order(&w->in, w->topo);
 }
 
 static void free_sweep_graph(wait_sweep *w)
 {
     free(w->chain);
-    free(w->in_start);
-    free(w->in_src);
+    digraph_free(&w->in);
     free(w->source);
     free(w->topo);
 }
@@ -947,8 +901,8 @@ static int sweep_node(wait_sweep *w, str_id node)
         if (!w->m->kept[e])
             continue;
         int32_t *row = w->cur + (size_t)c * w->width;
-        for (uint32_t k = w->in_start[e]; k < w->in_start[e + 1]; k++) {
-            uint32_t src = w->in_src[k];
+        for (uint32_t k = w->in.start[e]; k < w->in.start[e + 1]; k++) {
+            uint32_t src = w->in.adj[k];
             if (w->chain[src] == c)
                 continue;
             const int32_t *from = w->pool + (size_t)w->slot[src] * w->width;

@@ -24,15 +24,14 @@
 #define SPIDER_ENCODE_H
 
 #include "../traces/trace.h"
+#include "../util/graph.h"
 
 #include <stdint.h>
 #include <stdio.h>
 
 typedef enum handler_model { HANDLERS_NESTED, HANDLERS_FLOATING } handler_model;
 
-typedef struct hb_edge {
-    uint32_t before, after;          /* O(before) < O(after) */
-} hb_edge;
+typedef digraph_edge hb_edge;       /* O(before) < O(after) */
 
 typedef enum hb_lit_kind { LIT_LESS, LIT_BOOL, LIT_NOT_BOOL } hb_lit_kind;
 
@@ -144,14 +143,6 @@ static inline uint32_t hb_chain_count(const trace *t, handler_model hm)
 {
     return t->n_threads + (hm == HANDLERS_FLOATING ? t->n_handlers : 0);
 }
-
-/* A topological order (Kahn's, depth first: a chain's next event tends to
- * come next) of n vertices whose in-edges are src[start[v] .. start[v+1])
- * into topo[0 .. n).  Returns 1 when the edges have no cycle, else 0 (topo
- * then holds the vertices off every cycle).  Allocation failure exits
- * (alloc.h).  The one topological sort of the project. */
-int hb_topological_order(uint32_t n, const uint32_t *start, const uint32_t *src,
-                         uint32_t *topo);
 
 /* A growable list of edges, for code that builds graphs out of Φ. */
 typedef struct hb_edge_list {
@@ -344,6 +335,13 @@ hb_solver *hb_solver_new_sliced(const hb_model *m, const uint32_t *unit,
  * Z3 fails, *stop is set (stop may be NULL) or no core was looked for. */
 size_t hb_model_explain(const trace *t, const hb_model *m, uint32_t *events,
                         size_t max, const volatile sig_atomic_t *stop);
+
+/* The events of an unsatisfiable core of Φ, from Z3 (encode_z3.c; lazy
+ * lock groups' clauses included as the core needs them): up to max, and
+ * how many.  0 when Z3 fails, *stop is set (stop may be NULL) or Φ is
+ * satisfiable after all. */
+size_t hb_model_core_events(const hb_model *m, uint32_t *events, size_t max,
+                            const volatile sig_atomic_t *stop);
 
 /* Whether the WAITs of Φ can each follow a NOTIFY of their own
  * (encode_waits.c, docs/model.md "Wait/notify matching"): a kept WAIT

@@ -24,11 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct digraph {
-    uint32_t n;
-    uint32_t *start, *dst;   /* out-edges */
-} digraph;
-
 static void link_all(hb_edge_list *b, const uint32_t *ev, uint32_t n)
 {
     for (uint32_t i = 0; i + 1 < n; i++) {
@@ -98,15 +93,8 @@ static digraph build(const hb_model *m)
                                           x->acquire}, 2);
         }
     }
-    digraph g = {.n = m->n_events};
-    g.start = xcalloc(g.n + 2, sizeof(uint32_t));
-    g.dst = xmalloc(sizeof(uint32_t) * (b.n + 1));
-    for (uint32_t i = 0; i < b.n; i++)
-        g.start[b.v[i].before + 2]++;
-    for (uint32_t i = 0; i < g.n; i++)
-        g.start[i + 2] += g.start[i + 1];
-    for (uint32_t i = 0; i < b.n; i++)
-        g.dst[g.start[b.v[i].before + 1]++] = b.v[i].after;
+    digraph g;
+    digraph_build(&g, m->n_events, b.v, b.n, DIGRAPH_OUT, NULL);
     free(b.v);
     return g;
 }
@@ -136,7 +124,7 @@ static uint32_t *units(const digraph *g, const uint8_t *kept)
         while (cp) {
             uint32_t v = call[cp - 1];
             if (edge[v] < g->start[v + 1]) {
-                uint32_t w = g->dst[edge[v]++];
+                uint32_t w = g->adj[edge[v]++];
                 if (index[w] == UINT32_MAX) {
                     index[w] = low[w] = next_index++;
                     edge[w] = g->start[w];
@@ -178,7 +166,6 @@ uint32_t *hb_model_slices(const hb_model *m)
     assert(!m->waits_deferred); /* hb_model_add_waits() first */
     digraph g = build(m);
     uint32_t *unit = units(&g, m->kept);
-    free(g.start);
-    free(g.dst);
+    digraph_free(&g);
     return unit;
 }

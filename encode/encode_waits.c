@@ -68,24 +68,18 @@ static int32_t *reach_clocks(const matcher *x, const int32_t *chain_index,
 {
     const hb_model *m = x->m;
     uint32_t n = m->n_events;
-    uint32_t *start = xcalloc((size_t)n + 2, sizeof *start);
-    for (uint32_t i = 0; i < m->n_edges; i++)
-        start[m->edges[i].after + 2]++;
-    for (uint32_t v = 0; v < n; v++)
-        start[v + 2] += start[v + 1];
-    uint32_t *src = xmalloc_array((size_t)m->n_edges + 1, sizeof *src);
-    for (uint32_t i = 0; i < m->n_edges; i++)
-        src[start[m->edges[i].after + 1]++] = m->edges[i].before;
+    digraph in;
+    digraph_build(&in, n, m->edges, m->n_edges, DIGRAPH_IN, NULL);
     uint32_t *topo = xmalloc_array((size_t)n + 1, sizeof *topo);
     int32_t *clock = NULL;
-    if (hb_topological_order(n, start, src, topo)) {
+    if (digraph_topological_order(&in, topo)) {
         clock = xmalloc_array((size_t)n * k + 1, sizeof *clock);
         memset(clock, 0xff, sizeof *clock * ((size_t)n * k));
         for (uint32_t r = 0; r < n; r++) {
             uint32_t v = topo[r];
             int32_t *cv = clock + (size_t)v * k;
-            for (uint32_t s = start[v]; s < start[v + 1]; s++) {
-                const int32_t *cp = clock + (size_t)src[s] * k;
+            for (uint32_t s = in.start[v]; s < in.start[v + 1]; s++) {
+                const int32_t *cp = clock + (size_t)in.adj[s] * k;
                 for (uint32_t j = 0; j < k; j++)
                     if (cp[j] > cv[j])
                         cv[j] = cp[j];
@@ -96,8 +90,7 @@ static int32_t *reach_clocks(const matcher *x, const int32_t *chain_index,
         }
     }
     free(topo);
-    free(src);
-    free(start);
+    digraph_free(&in);
     return clock;
 }
 

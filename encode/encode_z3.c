@@ -840,73 +840,6 @@ int hb_z3_global_param(const char *name_value, char *err, size_t err_len)
 
 /* ---- explaining an unsatisfiable Φ ------------------------------------------ */
 
-/* A cycle of unconditional edges, in order; 0 if there is none. */
-static size_t find_cycle(const hb_model *m, uint32_t *events, size_t max)
-{
-    uint32_t n = m->n_events;
-    uint32_t *in_deg = xcalloc((size_t)n + 1, sizeof(uint32_t));
-    uint32_t *start = xcalloc((size_t)n + 2, sizeof(uint32_t)), *src, *dst;
-    uint32_t *out_start = xcalloc((size_t)n + 2, sizeof(uint32_t));
-    for (uint32_t i = 0; i < m->n_edges; i++) {
-        in_deg[m->edges[i].after]++;
-        start[m->edges[i].after + 2]++;
-        out_start[m->edges[i].before + 2]++;
-    }
-    for (uint32_t v = 0; v < n; v++) {
-        start[v + 2] += start[v + 1];
-        out_start[v + 2] += out_start[v + 1];
-    }
-    src = xmalloc_array((size_t)m->n_edges + 1, sizeof(uint32_t));
-    dst = xmalloc_array((size_t)m->n_edges + 1, sizeof(uint32_t));
-    for (uint32_t i = 0; i < m->n_edges; i++) {
-        src[start[m->edges[i].after + 1]++] = m->edges[i].before;
-        dst[out_start[m->edges[i].before + 1]++] = m->edges[i].after;
-    }
-    /* Kahn: what is left lies on or after a cycle */
-    uint32_t *queue = xmalloc_array((size_t)n + 1, sizeof(uint32_t)), head = 0, tail = 0;
-    for (uint32_t v = 0; v < n; v++)
-        if (m->kept[v] && !in_deg[v])
-            queue[tail++] = v;
-    while (head < tail) {
-        uint32_t v = queue[head++];
-        for (uint32_t k = out_start[v]; k < out_start[v + 1]; k++)
-            if (--in_deg[dst[k]] == 0)
-                queue[tail++] = dst[k];
-    }
-    size_t found = 0;
-    uint32_t v = UINT32_MAX;
-    for (uint32_t i = 0; i < n && v == UINT32_MAX; i++)
-        if (m->kept[i] && in_deg[i])
-            v = i;
-    if (v != UINT32_MAX) {
-        /* walk back along unfinished predecessors until one repeats */
-        uint32_t *seen_at = xmalloc_array((size_t)n + 1, sizeof(uint32_t)), *path = queue;
-        for (uint32_t i = 0; i < n; i++)
-            seen_at[i] = UINT32_MAX;
-        uint32_t len = 0;
-        while (seen_at[v] == UINT32_MAX) {
-            seen_at[v] = len;
-            path[len++] = v;
-            for (uint32_t k = start[v]; k < start[v + 1]; k++)
-                if (in_deg[src[k]]) {
-                    v = src[k];
-                    break;
-                }
-        }
-        /* path[seen_at[v] .. len) is the cycle, walked backwards */
-        for (uint32_t i = len; i-- > seen_at[v] && found < max;)
-            events[found++] = path[i];
-        free(seen_at);
-    }
-    free(in_deg);
-    free(start);
-    free(out_start);
-    free(src);
-    free(dst);
-    free(queue);
-    return found;
-}
-
 static size_t add_event_once(uint32_t *events, size_t n, size_t max, uint32_t e)
 {
     for (size_t i = 0; i < n; i++)
@@ -1026,8 +959,8 @@ static size_t events_of_core(hb_solver *s, const lemma_list *locks,
  * the run stops: the explanation is then only shorter).  Eager lock
  * groups' clauses are guarded from the start; a lazy group's come in as
  * models break them (as in check()). */
-static size_t core_events(const hb_model *m, uint32_t *events, size_t max,
-                          const volatile sig_atomic_t *stop)
+size_t hb_model_core_events(const hb_model *m, uint32_t *events, size_t max,
+                            const volatile sig_atomic_t *stop)
 {
     hb_solver_options o = {.tuning = TUNING_FAST, .stop = stop};
     hb_solver *s = solver_shell(m, &o);
@@ -1072,13 +1005,4 @@ static size_t core_events(const hb_model *m, uint32_t *events, size_t max,
     free(locks.v);
     hb_solver_free(s);
     return found;
-}
-
-size_t hb_model_explain(const trace *t, const hb_model *m, uint32_t *events,
-                        size_t max, const volatile sig_atomic_t *stop)
-{
-    size_t n = find_cycle(m, events, max);
-    if (n == 0 && hb_wait_matching(t, m, NULL, events, max, &n, stop) != 0)
-        n = 0;
-    return n || m->waits_deferred ? n : core_events(m, events, max, stop);
 }

@@ -42,12 +42,11 @@ struct scheduler {
     const trace *t;
     const hb_model *m;
     uint32_t n;                 /* events of the trace */
-    uint32_t *out_start, *out;  /* successors, by event id */
-    uint32_t *in_start, *in;    /* predecessors */
+    digraph out, in;            /* successors, predecessors by event id */
     int32_t *acquire_of;        /* event -> the lock section it enters, or -1 */
     int32_t *release_of;        /* event -> the lock section it leaves, or -1 */
     uint32_t *group_of;         /* lock section -> its lock group */
-    uint32_t *feeds_start, *feeds; /* send -> receives with several possible
+    digraph feeds;              /* send -> receives with several possible
                                    sends (a clause) it may open */
     uint8_t *gated;             /* such a receive */
     int32_t *wait_of;           /* WAIT event -> index into t->waits, or -1 */
@@ -89,23 +88,8 @@ struct scheduler {
 
 static void build_adjacency(scheduler *s, const hb_edge *edges, uint32_t n_edges)
 {
-    uint32_t n = s->n;
-    s->out_start = xcalloc((size_t)n + 2, sizeof(uint32_t));
-    s->in_start = xcalloc((size_t)n + 2, sizeof(uint32_t));
-    for (uint32_t i = 0; i < n_edges; i++) {
-        s->out_start[edges[i].before + 2]++;
-        s->in_start[edges[i].after + 2]++;
-    }
-    for (uint32_t i = 0; i < n; i++) {
-        s->out_start[i + 2] += s->out_start[i + 1];
-        s->in_start[i + 2] += s->in_start[i + 1];
-    }
-    s->out = xmalloc_array((size_t)n_edges + 1, sizeof(uint32_t));
-    s->in = xmalloc_array((size_t)n_edges + 1, sizeof(uint32_t));
-    for (uint32_t i = 0; i < n_edges; i++) {
-        s->out[s->out_start[edges[i].before + 1]++] = edges[i].after;
-        s->in[s->in_start[edges[i].after + 1]++] = edges[i].before;
-    }
+    digraph_build(&s->out, s->n, edges, n_edges, DIGRAPH_OUT, NULL);
+    digraph_build(&s->in, s->n, edges, n_edges, DIGRAPH_IN, NULL);
 }
 
 /* A lock section whose acquire and release lie on different chains (the
@@ -157,24 +141,16 @@ static void index_alternatives(scheduler *s)
 {
     const hb_model *m = s->m;
     const trace *t = s->t;
-    s->feeds_start = xcalloc((size_t)s->n + 2, sizeof(uint32_t));
     s->gated = xcalloc((size_t)s->n + 1, 1);
-    uint32_t n_lits = 0;
+    hb_edge_list feeds = {0};
     for (uint32_t c = 0; c < m->n_clauses; c++)
         for (uint32_t k = 0; message_clause(m, c) && k < m->clauses[c].n; k++) {
             const hb_lit *l = &m->lits[m->clauses[c].first + k];
-            s->feeds_start[l->a + 2]++;
+            hb_edge_list_add(&feeds, l->a, l->b);
             s->gated[l->b] = 1;
-            n_lits++;
         }
-    for (uint32_t i = 0; i < s->n; i++)
-        s->feeds_start[i + 2] += s->feeds_start[i + 1];
-    s->feeds = xmalloc_array((size_t)n_lits + 1, sizeof(uint32_t));
-    for (uint32_t c = 0; c < m->n_clauses; c++)
-        for (uint32_t k = 0; message_clause(m, c) && k < m->clauses[c].n; k++) {
-            const hb_lit *l = &m->lits[m->clauses[c].first + k];
-            s->feeds[s->feeds_start[l->a + 1]++] = l->b;
-        }
+    digraph_build(&s->feeds, s->n, feeds.v, feeds.n, DIGRAPH_OUT, NULL);
+    free(feeds.v);
     s->wait_of = xmalloc_array((size_t)s->n + 1, sizeof(int32_t));
     memset(s->wait_of, 0xff, sizeof(int32_t) * s->n);
     for (uint32_t w = 0; w < t->n_waits; w++)
@@ -296,12 +272,12 @@ void scheduler_free(scheduler *s)
 {
     if (!s)
         return;
-    free(s->out_start); free(s->out); free(s->in_start); free(s->in);
+    digraph_free(&s->out); digraph_free(&s->in);
     free(s->acquire_of); free(s->release_of); free(s->group_of);
     free(s->prev_section);
     free(s->indeg); free(s->flag); free(s->heap); free(s->held); free(s->delayed_from);
     free(s->rank); free(s->at_rank);
-    free(s->feeds_start); free(s->feeds); free(s->gated); free(s->wait_of);
+    digraph_free(&s->feeds); free(s->gated); free(s->wait_of);
     free(s->chosen); free(s->used); free(s->parked_waits); free(s->holder);
     free(s->inside);
     free(s->pending); free(s->first_open); free(s->wait_head); free(s->pin_head);
@@ -475,12 +451,12 @@ static void play(scheduler *s, run_state *r, uint32_t e)
             (s->flag[e] & NEEDED) && --s->pending[g] == 0)
             unpark(s, &s->pin_head[g]);
     }
-    for (uint32_t k = s->out_start[e]; k < s->out_start[e + 1]; k++)
-        lower(s, r, s->out[k]);
-    for (uint32_t k = s->feeds_start[e]; k < s->feeds_start[e + 1]; k++)
-        if (s->chosen[s->feeds[k]] == NO_EVENT) { /* its first send */
-            s->chosen[s->feeds[k]] = e;
-            lower(s, r, s->feeds[k]);
+    for (uint32_t k = s->out.start[e]; k < s->out.start[e + 1]; k++)
+        lower(s, r, s->out.adj[k]);
+    for (uint32_t k = s->feeds.start[e]; k < s->feeds.start[e + 1]; k++)
+        if (s->chosen[s->feeds.adj[k]] == NO_EVENT) { /* its first send */
+            s->chosen[s->feeds.adj[k]] = e;
+            lower(s, r, s->feeds.adj[k]);
         }
     uint8_t kind = s->t->events[e].kind;
     if (kind == EV_NOTIFY || kind == EV_NOTIFYALL) { /* a WAIT may go on */
@@ -628,10 +604,10 @@ static void mark_ancestors(scheduler *s, const hb_query *q, uint32_t e0,
         int32_t sec = s->release_of[e];
         if (bit == NEEDED && sec >= 0 && !(s->flag[e] & DONE))
             s->pending[s->group_of[sec]]++;
-        for (uint32_t k = s->in_start[e]; k < s->in_start[e + 1]; k++)
-            if (!(s->flag[s->in[k]] & bit)) {
-                s->flag[s->in[k]] |= bit;
-                s->stack[top++] = s->in[k];
+        for (uint32_t k = s->in.start[e]; k < s->in.start[e + 1]; k++)
+            if (!(s->flag[s->in.adj[k]] & bit)) {
+                s->flag[s->in.adj[k]] |= bit;
+                s->stack[top++] = s->in.adj[k];
             }
         for (uint32_t k = 0; q && k < q->n_atoms; k++) {
             uint32_t first = q->ev[q->atoms[k].i];
@@ -709,7 +685,7 @@ static void reset(scheduler *s, run_state *r)
 {
     const hb_model *m = s->m;
     for (uint32_t e = 0; e < s->n; e++)
-        s->indeg[e] = s->in_start[e + 1] - s->in_start[e];
+        s->indeg[e] = s->in.start[e + 1] - s->in.start[e];
     memset(s->flag, 0, s->n);
     memset(s->used, 0, s->n);
     memset(s->chosen, 0xff, sizeof(uint32_t) * s->n);

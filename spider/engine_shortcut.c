@@ -174,9 +174,10 @@ static void build_chains(engine *e, handler_model hm)
 
 /* The sync events of an acyclic graph, from its in-edge lists and a
  * topological order. */
-static void build_sync(const engine *e, graph *g, const uint32_t *start,
-                       const uint32_t *src, const uint32_t *topo)
+static void build_sync(const engine *e, graph *g, const digraph *in,
+                       const uint32_t *topo)
 {
+    const uint32_t *start = in->start, *src = in->adj;
     uint32_t n = e->n;
     uint8_t *is_sync = xcalloc((size_t)n + 1, 1); /* bit 1: fed, bit 2: feeds */
     for (uint32_t d = 0; d < n; d++)
@@ -235,21 +236,13 @@ static void build_sync(const engine *e, graph *g, const uint32_t *start,
  * events the sweeps visit. */
 static void build_graph(engine *e, graph *g, const hb_edge *edges, uint32_t n_edges)
 {
-    uint32_t n = e->n;
-    uint32_t *start = xcalloc((size_t)n + 2, sizeof(uint32_t));
-    uint32_t *src = xmalloc_array((size_t)n_edges + 1, sizeof(uint32_t));
-    for (uint32_t i = 0; i < n_edges; i++)
-        start[e->dense[edges[i].after] + 2]++;
-    for (uint32_t i = 0; i < n; i++)
-        start[i + 2] += start[i + 1];
-    for (uint32_t i = 0; i < n_edges; i++)
-        src[start[e->dense[edges[i].after] + 1]++] = e->dense[edges[i].before];
-    uint32_t *topo = xmalloc_array((size_t)n + 1, sizeof(uint32_t));
-    g->acyclic = hb_topological_order(n, start, src, topo);
+    digraph in;
+    digraph_build(&in, e->n, edges, n_edges, DIGRAPH_IN, e->dense);
+    uint32_t *topo = xmalloc_array((size_t)e->n + 1, sizeof(uint32_t));
+    g->acyclic = digraph_topological_order(&in, topo);
     if (g->acyclic)
-        build_sync(e, g, start, src, topo);
-    free(start);
-    free(src);
+        build_sync(e, g, &in, topo);
+    digraph_free(&in);
     free(topo);
 }
 

@@ -34,12 +34,6 @@ enum { WALK_MAX = 4096, WAITS_MAX = 6 };
 
 #define NO_VALUE INT64_MAX
 
-/* Edges into each event (compressed rows by event id). */
-typedef struct in_edges {
-    uint32_t *start;                 /* src[start[e] .. start[e+1]) */
-    uint32_t *src;
-} in_edges;
-
 struct witness_finder {
     const trace *t;
     hb_model *m;                     /* its waits made before Z3 reads it */
@@ -48,8 +42,8 @@ struct witness_finder {
     int abandoned;                   /* a Z3 call was left running */
     int r_usable;                    /* R is a witness: every clause had an
                                         observed literal, and no cycle */
-    in_edges r;                      /* R, for the first way */
-    in_edges sync;                   /* U and every clause literal: what an
+    digraph r;                       /* R by target, for the first way */
+    digraph sync;                    /* U and every clause literal: what an
                                         event may wait on */
     uint32_t *group_of_acquire;      /* by event: 1 + the lock group whose
                                         section it acquires, or 0 (its
@@ -67,28 +61,6 @@ struct witness_finder {
     uint32_t core_mark;
 };
 
-static void in_edges_build(in_edges *g, uint32_t n, const hb_edge *e,
-                           size_t n_edges)
-{
-    g->start = xcalloc((size_t)n + 2, sizeof *g->start);
-    g->src = xmalloc_array(n_edges + 1, sizeof *g->src);
-    for (size_t i = 0; i < n_edges; i++)
-        g->start[e[i].after + 1]++;
-    for (uint32_t v = 0; v < n; v++)
-        g->start[v + 1] += g->start[v];
-    uint32_t *fill = xmalloc_array((size_t)n + 1, sizeof *fill);
-    memcpy(fill, g->start, sizeof *fill * n);
-    for (size_t i = 0; i < n_edges; i++)
-        g->src[fill[e[i].after]++] = e[i].before;
-    free(fill);
-}
-
-static void in_edges_free(in_edges *g)
-{
-    free(g->start);
-    free(g->src);
-}
-
 /* U and every literal O(a) < O(b) of a clause: the ways one event may
  * wait on another.  Whether it did is read off a solution. */
 static void build_sync(witness_finder *w)
@@ -105,7 +77,7 @@ static void build_sync(witness_finder *w)
         if (hb_wait_constrained(m, &t->waits[i]))
             for (uint32_t k = 0; k < t->waits[i].n_notifies; k++)
                 hb_edge_list_add(&l, t->waits[i].notifies[k], t->waits[i].wait);
-    in_edges_build(&w->sync, m->n_events, l.v, l.n);
+    digraph_build(&w->sync, m->n_events, l.v, l.n, DIGRAPH_IN, NULL);
     free(l.v);
 }
 
@@ -143,7 +115,7 @@ static wait_iter waits_of(const witness_finder *w, uint32_t x)
 static int next_wait(const witness_finder *w, wait_iter *it, uint32_t *y)
 {
     if (it->i < it->end) {
-        *y = w->sync.src[it->i++];
+        *y = w->sync.adj[it->i++];
         return 1;
     }
     if (it->s < it->s_end) {
@@ -166,7 +138,7 @@ witness_finder *witness_finder_new(const trace *t, hb_model *m,
     /* R must have no cycle anywhere, not only among a query's ancestors:
      * a cycle elsewhere may force a clause against R's choice */
     w->r_usable = shortcut_resolved_edges(t, m, &l) && !z3_only;
-    in_edges_build(&w->r, m->n_events, l.v, l.n);
+    digraph_build(&w->r, m->n_events, l.v, l.n, DIGRAPH_IN, NULL);
     free(l.v);
     build_sync(w);
     index_lock_groups(w);
@@ -192,8 +164,8 @@ void witness_finder_free(witness_finder *w)
 {
     if (!w || w->abandoned) /* the call left running may still read it */
         return;
-    in_edges_free(&w->r);
-    in_edges_free(&w->sync);
+    digraph_free(&w->r);
+    digraph_free(&w->sync);
     free(w->group_of_acquire);
     hb_solver_free(w->solver);
     free(w->value);
@@ -264,7 +236,7 @@ static uint32_t next_predecessor(const witness_finder *w, const hb_query *q,
         int is_member = f->member == 0 || extra_member(q, f->node, f->member - 1u);
         uint32_t e = f->member == 0 ? f->node : q->ev[f->member - 1];
         if (is_member && w->r.start[e] + f->edge < w->r.start[e + 1])
-            return merged(q, w->r.src[w->r.start[e] + f->edge++]);
+            return merged(q, w->r.adj[w->r.start[e] + f->edge++]);
         f->member++;
         f->edge = 0;
     }
