@@ -1,5 +1,6 @@
 /*
- * context.c — where an event runs and what it holds (context.h).
+ * context.c — an event as the report shows it, where it runs and what it
+ * holds (context.h).
  *
  * It runs for every shown event of every group, so it looks only at what
  * concerns the event: its thread's lock sections (through the finder's
@@ -8,13 +9,43 @@
  */
 #include "context.h"
 
-#include "engine.h"
 
 #include "../util/alloc.h"
 
 #include <stdlib.h>
 
 /* The position of an event in its thread's program order. */
+/* What an event acts on, by name (event_ref.object). */
+static char *object_name_dup(const trace *t, const event *ev)
+{
+    switch (ev->kind) {
+    case EV_READ: case EV_WRITE: case EV_LOCK: case EV_UNLOCK:
+    case EV_WAIT: case EV_NOTIFY: case EV_NOTIFYALL:
+        return ev->object == NONE ? NULL
+                                  : xstrdup(t->strings[t->objects[ev->object].name]);
+    case EV_CREATE: case EV_JOIN:
+        return ev->object == NONE ? NULL
+                                  : xstrdup(t->strings[t->threads[ev->object].name]);
+    case EV_SND: case EV_RCV:
+        return ev->message == STR_NONE ? NULL : xstrdup(t->strings[ev->message]);
+    default:
+        return NULL;
+    }
+}
+
+event_ref event_ref_of(const trace *t, uint32_t e)
+{
+    const event *ev = &t->events[e];
+    const thread_info *th = &t->threads[ev->thread];
+    return (event_ref){
+        .thread = xstrdup(t->strings[th->name]),
+        .node = xstrdup(t->strings[th->node]),
+        .object = object_name_dup(t, ev),
+        .location = event_location_dup(t, e),
+        .file = xstrdup(t->files[ev->file]), .line = ev->line,
+        .type = event_kind_name(ev->kind), .index = ev->pos};
+}
+
 static uint32_t pos_of(const trace *t, uint32_t e)
 {
     return t->events[e].pos;
@@ -33,7 +64,7 @@ static void lock_names(const trace *t, const uint32_t *held, uint32_t n,
 static event_ref *ref_new(const trace *t, uint32_t e)
 {
     event_ref *r = xmalloc(sizeof *r);
-    *r = engine_event_ref(t, e);
+    *r = event_ref_of(t, e);
     return r;
 }
 

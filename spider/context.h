@@ -1,7 +1,8 @@
 /*
- * context.h — where an event runs and what it holds (spider.h's
- * event_context): the locks held, the handler and message it runs in and
- * the message's sender, and the CREATE of its thread.
+ * context.h — an event as the report shows it (spider.h's event_ref),
+ * where it runs and what it holds (its event_context): the locks held,
+ * the handler and message it runs in and the message's sender, and the
+ * CREATE of its thread.
  *
  * A context_finder indexes the lock sections once, so that each context
  * costs O(log sections + locks held), even for a thread that holds a lock
@@ -18,6 +19,10 @@
 #include "spider.h"
 
 typedef struct context_finder context_finder;
+
+/* Event e of trace t as the report shows it (strings copied: the report
+ * frees them with the group); its context is NULL. */
+event_ref event_ref_of(const trace *t, uint32_t e);
 
 context_finder *context_finder_new(const trace *t);
 /* The context of event e of the finder's trace. */

@@ -1109,37 +1109,6 @@ static int decide(engine_run *run, hb_answer *verdict, char *err,
 
 /* ---- the report ------------------------------------------------------------- */
 
-/* What an event acts on, by name (event_ref.object). */
-static char *object_name_dup(const trace *t, const event *ev)
-{
-    switch (ev->kind) {
-    case EV_READ: case EV_WRITE: case EV_LOCK: case EV_UNLOCK:
-    case EV_WAIT: case EV_NOTIFY: case EV_NOTIFYALL:
-        return ev->object == NONE ? NULL
-                                  : xstrdup(t->strings[t->objects[ev->object].name]);
-    case EV_CREATE: case EV_JOIN:
-        return ev->object == NONE ? NULL
-                                  : xstrdup(t->strings[t->threads[ev->object].name]);
-    case EV_SND: case EV_RCV:
-        return ev->message == STR_NONE ? NULL : xstrdup(t->strings[ev->message]);
-    default:
-        return NULL;
-    }
-}
-
-event_ref engine_event_ref(const trace *t, uint32_t e)
-{
-    const event *ev = &t->events[e];
-    const thread_info *th = &t->threads[ev->thread];
-    return (event_ref){
-        .thread = xstrdup(t->strings[th->name]),
-        .node = xstrdup(t->strings[th->node]),
-        .object = object_name_dup(t, ev),
-        .location = event_location_dup(t, e),
-        .file = xstrdup(t->files[ev->file]), .line = ev->line,
-        .type = event_kind_name(ev->kind), .index = ev->pos};
-}
-
 /* The printable group of a counted one.  Its node and variable are those
  * of its first event when that is an access, else the node of its last
  * shown event (a message race: the receiving node). */
@@ -1157,7 +1126,7 @@ static race_group finish_group(const trace *t, const context_finder *cf,
     rg.gap = gs->inst_rank;
     rg.n_events = a->n_shown;
     for (uint32_t i = 0; i < a->n_shown; i++) {
-        rg.events[i] = engine_event_ref(t, gs->inst[i]);
+        rg.events[i] = event_ref_of(t, gs->inst[i]);
         rg.events[i].context = context_find(cf, gs->inst[i]);
     }
     rg.n_locations = a->n_located;

@@ -199,10 +199,6 @@ int engine_stopped(const engine_run *run);
 void engine_count(engine_run *run, race_kind kind, const uint32_t *ev,
                   uint64_t n);
 
-/* An event as the report shows it (strings copied: the report frees them
- * with the group); context is NULL.  Allocation failure ends the run. */
-event_ref engine_event_ref(const trace *t, uint32_t e);
-
 /* ---- witnesses (engine_witness.c) -------------------------------------------- */
 
 /* Finds witnesses (SPEC §4): for a shown instance, a run in an order that

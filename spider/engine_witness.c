@@ -19,6 +19,7 @@
  * add each event's rank among its equals (strict constraints keep holding,
  * and the only non-strict ones are the query's, between its own events).
  */
+#include "context.h"
 #include "engine.h"
 
 #include "../util/alloc.h"
@@ -434,7 +435,7 @@ static void write_witness(witness_finder *w, const hb_query *q,
     for (uint32_t i = 0; i < all.n; i++) {
         witness_step *s = &g->witness[i];
         uint32_t e = cut[i].event;
-        s->event = engine_event_ref(t, e);
+        s->event = event_ref_of(t, e);
         s->step = i == 0 ? 1
                   : g->witness[i - 1].step +
                         !(cut[i].value == cut[i - 1].value &&

@@ -1,11 +1,36 @@
 /*
  * trace_derive.c — the facts every later step needs, derived once after
  * loading: program order, handler binding, message matching, lock
- * sections and wait/notify candidates (docs/model.md).
+ * sections and wait/notify candidates (docs/model.md); and the warnings
+ * of loading and deriving (trace_warn()).
  */
 #include "trace_internal.h"
+#include "../util/alloc.h"
+#include "../util/text.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
+
+/* A warning names files, types and threads of the input: it is written
+ * through text_put() so that no control character of theirs reaches the
+ * terminal. */
+void trace_warn(trace *t, const trace_options *opts, const char *fmt, ...)
+{
+    t->stats.warnings++;
+    if (!opts->warnings)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    char *line = NULL;
+    if (vasprintf(&line, fmt, ap) < 0)
+        alloc_fail(strlen(fmt), "a warning");
+    va_end(ap);
+    fputs("spider: warning: ", opts->warnings);
+    text_put(opts->warnings, line);
+    fputc('\n', opts->warnings);
+    free(line);
+}
 
 static int cmp_by_timestamp(const void *a, const void *b, void *ctx)
 {

@@ -79,26 +79,6 @@ char *event_location_dup(const trace *t, uint32_t ev)
     return s;
 }
 
-/* A warning names files, types and threads of the input: it is written
- * through text_put() so that no control character of theirs reaches the
- * terminal. */
-void trace_warn(trace *t, const trace_options *opts, const char *fmt, ...)
-{
-    t->stats.warnings++;
-    if (!opts->warnings)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    char *line = NULL;
-    if (vasprintf(&line, fmt, ap) < 0)
-        alloc_fail(strlen(fmt), "a warning");
-    va_end(ap);
-    fputs("spider: warning: ", opts->warnings);
-    text_put(opts->warnings, line);
-    fputc('\n', opts->warnings);
-    free(line);
-}
-
 /* ---- reading one buffer ------------------------------------------------ */
 
 /* The members an event may have, found in one pass over the object
