@@ -4,6 +4,8 @@
  * by location into the report.
  */
 #include "engine.h"
+#include "engine_pool.h"
+#include "engine_schedule.h"
 #include "context.h"
 
 #include "../util/alloc.h"
@@ -479,26 +481,37 @@ int engine_stopped(const engine_run *run)
     return run->o->stop && *run->o->stop;
 }
 
-const candidate *engine_candidate(const engine_run *run, uint32_t c)
-{
-    return &run->c[c];
-}
-
-unsigned engine_n_queries(const engine_run *run, uint32_t c)
+/* A candidate's queries (the pool's candidate_queries). */
+static unsigned engine_n_queries(const engine_run *run, uint32_t c)
 {
     return analyses[run->c[c].kind]->n_queries;
 }
 
-hb_query engine_query(const engine_run *run, uint32_t c, unsigned k)
+static hb_query engine_query(const engine_run *run, uint32_t c, unsigned k)
 {
     return analyses[run->c[c].kind]->query(&run->c[c], k);
 }
 
-size_t engine_query_id(const engine_run *run, uint32_t c, unsigned k)
+static size_t engine_query_id(const engine_run *run, uint32_t c, unsigned k)
 {
     race_kind kind = (race_kind)run->c[c].kind;
     return run->first_query[kind] +
            (c - run->first_cand[kind]) * analyses[kind]->n_queries + k;
+}
+
+static unsigned pool_n_queries(const void *run, uint32_t c)
+{
+    return engine_n_queries(run, c);
+}
+
+static hb_query pool_query(const void *run, uint32_t c, unsigned k)
+{
+    return engine_query(run, c, k);
+}
+
+static size_t pool_query_id(const void *run, uint32_t c, unsigned k)
+{
+    return engine_query_id(run, c, k);
 }
 
 const char *race_kind_title(race_kind k)
@@ -930,7 +943,8 @@ static int ask_solver(engine_run *run, hb_answer *qa, hb_answer *verdict,
         }
     }
     unit_start[units] = n;
-    solve_work w = {.run = run, .order = order, .unit_start = unit_start,
+    solve_work w = {.queries = {pool_n_queries, pool_query, pool_query_id, run},
+                    .progress = o->progress, .order = order, .unit_start = unit_start,
                     .n_units = units, .stop_at_sat = stop, .slices = slices,
                     .may_leave = o->abandoned != NULL, .premade = premade};
     int rc = solve_all(run->m, &w, qa, verdict, o->jobs, solver_options(run),
@@ -1052,16 +1066,6 @@ static int model_consistent(const engine_run *run, hb_solver **kept,
  * traces, where slicing saves nothing. */
 enum { REUSE_SOLVER_MAX_EVENTS = 5000 };
 
-void engine_post_step(run_progress *progress, const char *what,
-                      uint64_t done, uint64_t total)
-{
-    if (!progress)
-        return;
-    atomic_store(&progress->step_total, total);
-    atomic_store(&progress->step_done, done);
-    atomic_store(&progress->step, what);
-}
-
 /* Decides every candidate: shortcuts first (unless --solver=z3), then Z3.
  * Returns 0, -1 with err on failure, or 1 when stopped before any
  * verdict (count_undecided(): no walk over the candidates). */
@@ -1070,14 +1074,14 @@ static int decide(engine_run *run, hb_answer *verdict, char *err,
 {
     for (size_t i = 0; i < run->n; i++) { /* seconds on 200 M */
         if (!(i & 0xfffff))
-            engine_post_step(run->o->progress, "setting up verdicts", i, run->n);
+            run_progress_step(run->o->progress, "setting up verdicts", i, run->n);
         verdict[i] = ANSWER_UNKNOWN;
     }
     number_queries(run);
     hb_answer *qa = xmalloc_array(run->n_queries + 1, sizeof *qa);
     for (size_t i = 0; i < run->n_queries; i++) {
         if (!(i & 0xfffff))
-            engine_post_step(run->o->progress, "setting up queries", i, run->n_queries);
+            run_progress_step(run->o->progress, "setting up queries", i, run->n_queries);
         qa[i] = ANSWER_UNKNOWN;
     }
     if (engine_stopped(run)) {
@@ -1087,7 +1091,7 @@ static int decide(engine_run *run, hb_answer *verdict, char *err,
     int consistent = -1, rc = -1;
     if (run->o->solver == SOLVER_AUTO)
         consistent = run_shortcuts(run, qa, verdict);
-    engine_post_step(run->o->progress, NULL, 0, 0);
+    run_progress_step(run->o->progress, NULL, 0, 0);
     if (consistent == 2) {
         free(qa);
         return 1;

@@ -26,6 +26,8 @@
 #define SPIDER_ENGINE_H
 
 #include "spider.h"
+#include "engine_shortcut.h"
+#include "engine_witness.h"
 
 /* One dynamic instance to decide. */
 typedef struct candidate {
@@ -37,14 +39,6 @@ typedef struct candidate {
 } candidate;
 
 typedef struct engine_run engine_run;
-
-/* A query whose solution shows an instance, and events to show with it
- * (a handler race's sends and receives). */
-typedef struct witness_query {
-    hb_query query;
-    uint32_t extra[GROUP_EVENTS];
-    uint8_t n_extra;
-} witness_query;
 
 /* An analysis.  `generate` adds candidates (and may count instances that
  * need no query); `query` gives the k-th query of a candidate; `proven`,
@@ -199,232 +193,9 @@ int engine_stopped(const engine_run *run);
 void engine_count(engine_run *run, race_kind kind, const uint32_t *ev,
                   uint64_t n);
 
-/* ---- witnesses (engine_witness.c) -------------------------------------------- */
-
-/* Finds witnesses (SPEC §4): for a shown instance, a run in an order that
- * some solution of Φ ∧ (the instance's query) respects, cut to the
- * instance's events and what each waits on in other threads.  From the
- * observed-order graph R when R and the query have no cycle; from a Z3
- * model otherwise (one solver, made when first needed). */
-typedef struct witness_finder witness_finder;
-
-/* Borrows t and m until freed, and makes m's deferred waits
- * (hb_model_add_waits()) when it first needs Z3.  z3_only: every witness
- * from Z3 (as with --solver=z3, so that tests check both ways).
- * Allocation failure ends the run. */
-witness_finder *witness_finder_new(const trace *t, hb_model *m,
-                                   int z3_only, hb_solver_options solver,
-                                   const volatile sig_atomic_t *leave_on);
-/* Whether a Z3 call was left running after a stop (engine_z3_call with
- * leave_on): the finder is then never freed (witness_finder_free does
- * nothing). */
-int witness_finder_abandoned(const witness_finder *w);
-/* Fills g->witness and g->n_witness for the shown instance inst (n_inst
- * events, g->events in the same order) from the first of the n_alts
- * queries that Φ satisfies.  Returns 0; 1 when none was found (unsat, or
- * the solver timed out: g->witness stays NULL); -1 with Z3's message in
- * err when the solver failed. */
-int witness_find(witness_finder *w, const uint32_t *inst, uint32_t n_inst,
-                 const witness_query *alts, size_t n_alts, race_group *g,
-                 char *err, size_t err_len);
-void witness_finder_free(witness_finder *w);
-
-/* ---- shortcuts (engine_shortcut.c) ------------------------------------------ */
-
-/* Queries as a source: get(ctx, i) for i < n. */
-typedef struct query_list {
-    hb_query (*get)(const void *ctx, size_t i);
-    const void *ctx;
-    size_t n;
-    const volatile sig_atomic_t *stop; /* or NULL: once set (SIGTERM), the
-                                          batches not swept yet are left
-                                          undecided */
-    run_progress *progress;            /* or NULL: steps posted to it */
-} query_list;
-
-/* Posts step `what` (a string constant; NULL: none) at done of total to
- * progress, if not NULL. */
-void engine_post_step(run_progress *progress, const char *what,
-                      uint64_t done, uint64_t total);
-
-typedef struct shortcut_stats {
-    uint64_t unsat_ordered, unsat_locks, sat_witness, undecided;
-    uint32_t nodes_skipped;          /* too many chains: left to Z3 */
-} shortcut_stats;
-
-/* A batch's sweep keeps a clock of the batch's width for every chain, for
- * U and R (an hb_order has three batches' worth, engine_shortcut.c); above
- * this many cells per clock set its queries go to Z3. */
-#define SHORTCUT_MAX_CELLS ((size_t)64 << 20)
-
-/* Exact answers without a solver, in m's handler model: answers[i]
- * becomes SAT, UNSAT, or
- * UNKNOWN where Z3 must decide.  Returns 1 if Φ is satisfiable (a witness
- * run was found), 0 if it is not (the unconditional edges form a cycle),
- * -1 if that is not known. */
-int shortcut_decide(const trace *t, const hb_model *m, const query_list *q,
-                    hb_answer *answers,
-                    shortcut_stats *st);
-
-/* The edges of R, the observed-order witness graph (U, and from each
- * clause the literal the observed run chose), appended to out.  Returns 1
- * when R is a witness: every clause has such a literal and R has no cycle
- * (then every topological order of R satisfies Φ); 0 when not.
- * Allocation failure ends the run. */
-int shortcut_resolved_edges(const trace *t, const hb_model *m,
-                            hb_edge_list *out);
-
-/* ---- deciding while generating (engine_shortcut.c) ------------------------ */
-
-/* The shortcuts for one batch of nodes at a time, for an analysis whose
- * candidates are too many to store (a product): it decides each as it
- * makes it and stores only what Z3 must decide.  Also U's reachability
- * between kept accesses, to leave out what U alone makes UNSAT (exact;
- * --solver=z3 leaves nothing out, so that `make check` compares). */
-typedef struct hb_order hb_order;
-
-/* NULL when U has a cycle or the WAITs cannot all be matched
- * (hb_wait_matching(), tried where the observed order is no run): Φ is
- * then unsatisfiable and the engine says so.  With threads >= 2, U and R are built side by side and the next
- * batches are swept ahead on a second thread while the analyses read the
- * focused one (a thread that cannot be made: all on the caller's).
- * Allocation failure ends the run. */
-hb_order *hb_order_new(const trace *t, const hb_model *m, unsigned threads);
-/* The trace it was made for. */
-const trace *hb_order_trace(const hb_order *o);
-/* The batch holding the node of a thread; how many batches there are. */
-uint32_t hb_order_batch(const hb_order *o, uint32_t thread);
-uint32_t hb_order_n_batches(const hb_order *o);
 /* The run's hb_order, made when first asked for (the analyses share its
  * sweeps); NULL with --solver=z3 (nothing is decided while generating) or
  * when U has a cycle.  The engine frees it. */
 hb_order *engine_order(engine_run *run);
-/* Makes `batch` the one the calls below answer for (sweeps of U and R).
- * Returns 0 when the batch has too many chains (SHORTCUT_MAX_CELLS): ask
- * nothing then. */
-int hb_order_focus(hb_order *o, uint32_t batch);
-/* shortcut_decide() on o's graphs, without building them again (the
- * candidates' queries, once made).  Leaves no batch focused. */
-int hb_order_decide_all(hb_order *o, const query_list *q, hb_answer *answers,
-                        shortcut_stats *st);
-/* Does kept event x reach kept access y in U (x ≠ y, both of the focused
- * batch)? */
-int hb_order_before(const hb_order *o, uint32_t x, uint32_t y);
-/* The shortcuts' answer to a query over accesses of the focused batch:
- * SAT, UNSAT, or UNKNOWN (Z3 must decide), counted in st. */
-hb_answer hb_order_decide(const hb_order *o, const hb_query *q,
-                          shortcut_stats *st);
-/* For counting over intervals of chains (analysis_data.c): where kept
- * event e lies, its chain (engine_shortcut.c's numbering) and position in
- * it, program order along the chain. */
-uint32_t hb_order_chain(const hb_order *o, uint32_t e);
-uint32_t hb_order_pos(const hb_order *o, uint32_t e);
-/* The last position on chain c of an event that reaches y in U (resolved
- * 0) or R (resolved 1), or -1 when none does: every event of c up to it
- * reaches y, none after it (on y's own chain: y's position).  c must be a
- * chain of the focused batch, y an access or section end of the batch or
- * the send a receive of the batch matches.  With resolved 1 only when
- * hb_order_witness(). */
-int32_t hb_order_last_reaching(const hb_order *o, int resolved, uint32_t y,
-                               uint32_t c);
-/* Both at once: *in_u in U and, when hb_order_witness(), *in_r in R (else
- * -1); where R is U, y is looked up once. */
-void hb_order_last_reaching_both(const hb_order *o, uint32_t y, uint32_t c,
-                                 int32_t *in_u, int32_t *in_r);
-/* hb_order_last_reaching_both for each of ys[0..n), into in_u[i] and
- * in_r[i]: the same answers, with the cache misses of the lookups (about
- * five dependent ones each, in arrays as large as the trace) issued
- * ahead and overlapped. */
-void hb_order_last_reaching_many(const hb_order *o, const uint32_t *ys,
-                                 uint32_t n, uint32_t c, int32_t *in_u,
-                                 int32_t *in_r);
-/* Whether R is a witness of Φ (acyclic): then events unordered in R can
- * happen at once. */
-int hb_order_witness(const hb_order *o);
-/* Whether R has U's edges only: then R's answers are U's. */
-int hb_order_r_is_u(const hb_order *o);
-/* The locks of the sections of access a's thread that hold a by U (what
- * lock exclusion reads), sorted, each once, into out (room for
- * hb_order_max_locks(o, a)); returns how many.  Two accesses of
- * different threads of the focused batch are excluded by locks exactly
- * when their lists meet. */
-uint32_t hb_order_max_locks(const hb_order *o, uint32_t a);
-uint32_t hb_order_locks(const hb_order *o, uint32_t a, uint32_t *out);
-void hb_order_free(hb_order *o);
-
-/* ---- runs found by scheduling (engine_schedule.c) ------------------------- */
-
-/* Plays the trace's kept events again in an order of its own choosing:
- * Kahn's order over U's edges, the observed order first (within a node), keeping every clause
- * itself (lock groups' mutual exclusion, a receive's possible sends, a
- * WAIT's NOTIFYs).  A complete schedule is a solution of Φ; a greedy dead
- * end proves nothing.  Borrows t and m until freed.  Allocation failure
- * ends the run. */
-typedef struct scheduler scheduler;
-scheduler *scheduler_new(const trace *t, const hb_model *m);
-/* Looks for a solution of Φ ∧ q (q a conjunction, or a disjunction of one
- * atom; NULL: Φ alone).  Returns 1 when found, with value[e] the step of
- * each kept event (when value is not NULL; `=` pairs share a step); 0 when
- * every order it tries dead-ends (greedy, then observed orders of the
- * lock sections) or q is of a shape it does not take — which says
- * nothing about q. */
-int scheduler_run(scheduler *s, const hb_query *q, uint32_t *value);
-/* After a run that found a solution: the literal it took of each clause
- * that is not a lock's (a receive's send, a WAIT's NOTIFY), as edges
- * appended to out.  With U and the lock sections in the run's order, they
- * make a graph every topological order of which satisfies Φ. */
-void scheduler_choices(const scheduler *s, hb_edge_list *out);
-/* Events played so far over every run, and a quarter of the trace for
- * each run's setting up: the cost, for callers that keep to a budget. */
-uint64_t scheduler_steps(const scheduler *s);
-void scheduler_free(scheduler *s);
-
-/* ---- the solver pool (engine_pool.c) ---------------------------------------- */
-
-/* Work for the pool: candidates cand[order[i]], in units order[unit_start[u]
- * .. unit_start[u+1]).  A candidate holds when each of its queries is SAT;
- * query_answers (by engine_query_id) holds what the shortcuts proved, and
- * only the others are asked.  With stop_at_sat[u], a unit stops at its
- * first candidate that holds and the rest are ANSWER_NOT_ASKED.  Each unit
- * is answered in order by one worker, so answers never depend on
- * scheduling. */
-typedef struct solve_work {
-    const engine_run *run;
-    const uint32_t *order;
-    const uint32_t *unit_start;
-    uint32_t n_units;
-    const uint8_t *stop_at_sat;      /* per unit */
-    const uint32_t *slices;          /* hb_model_slices(), or NULL */
-    int may_leave;                   /* after a stop, workers may be left
-                                        running (solve_all returns 1) */
-    hb_solver *premade;              /* a solver of m (Φ asserted whole) the
-                                        first worker takes, or NULL; solve_all
-                                        owns it */
-} solve_work;
-
-/* Decides the work with `jobs` worker threads, each with a solver made
- * with so, writing the verdict of each candidate into verdicts; once
- * *so.stop is set, the rest are ANSWER_UNKNOWN.  Returns 0; 1 when stopped and some worker did
- * not heed Z3's interrupt within half a second: it is left running (the
- * candidates not decided stay as they were) and writes or reads nothing of
- * the caller's from then on but m and w->slices, which must never be
- * freed; or -1 with Z3's message in err if a solver could not be set up
- * or failed (never a verdict then). */
-int solve_all(const hb_model *m, const solve_work *w, hb_answer *query_answers,
-              hb_answer *verdicts, unsigned jobs, hb_solver_options so,
-              char *err, size_t err_len);
-
-/* Runs fn(arg) on a thread of its own and waits for it: 0.  Once *stop
- * is set, waits at most half a second more, then leaves it running: 1, and arg
- * and all fn reads must never be freed (analysis_options.abandoned).
- * Without stop (NULL) or a thread, fn runs on the caller's: 0. */
-int engine_z3_call(void (*fn)(void *), void *arg,
-                   const volatile sig_atomic_t *stop);
-
-/* For the pool: a candidate's queries. */
-const candidate *engine_candidate(const engine_run *run, uint32_t c);
-unsigned engine_n_queries(const engine_run *run, uint32_t c);
-hb_query engine_query(const engine_run *run, uint32_t c, unsigned k);
-size_t engine_query_id(const engine_run *run, uint32_t c, unsigned k);
 
 #endif

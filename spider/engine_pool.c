@@ -16,7 +16,7 @@
  * its next result.  What it reads must then outlive it, so the process
  * ends without freeing (analysis_options.abandoned).
  */
-#include "engine.h"
+#include "engine_pool.h"
 
 #include "../util/alloc.h"
 #include "../util/clock.h"
@@ -190,12 +190,12 @@ static hb_answer ask(pool *p, hb_solver *s, const hb_query *q)
  * asked in turn, until one is UNSAT.  -1 when the solver failed. */
 static int decide_candidate(pool *p, hb_solver *s, uint32_t c)
 {
-    const engine_run *run = p->work->run;
+    const candidate_queries *cq = &p->work->queries;
     hb_answer v = ANSWER_SAT;
-    for (unsigned k = 0; k < engine_n_queries(run, c) && v != ANSWER_UNSAT; k++) {
-        hb_answer *qa = &p->query_answers[engine_query_id(run, c, k)];
+    for (unsigned k = 0; k < cq->n(cq->ctx, c) && v != ANSWER_UNSAT; k++) {
+        hb_answer *qa = &p->query_answers[cq->id(cq->ctx, c, k)];
         if (*qa != ANSWER_SAT) {
-            hb_query q = engine_query(run, c, k);
+            hb_query q = cq->get(cq->ctx, c, k);
             *qa = ask(p, s, &q);
         }
         if (*qa == ANSWER_ERROR) {
@@ -213,7 +213,7 @@ static void answer_unit(pool *p, hb_solver *s, uint32_t u)
 {
     const solve_work *w = p->work;
     int stop = w->stop_at_sat && w->stop_at_sat[u], done = 0;
-    run_progress *progress = engine_options(w->run)->progress;
+    run_progress *progress = w->progress;
     for (uint32_t i = w->unit_start[u]; i < w->unit_start[u + 1]; i++) {
         uint32_t c = w->order[i];
         if (done || (p->solver.stop && *p->solver.stop)) {

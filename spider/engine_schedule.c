@@ -26,7 +26,7 @@
  * have run is entered only once the other needed sections of its lock are
  * done; then the rest of the trace.
  */
-#include "engine.h"
+#include "engine_schedule.h"
 
 #include "../util/alloc.h"
 

@@ -31,7 +31,8 @@
  * hb_order sweeps the next batches ahead on a second thread while the
  * analyses count over the focused one (struct hb_order).
  */
-#include "engine.h"
+#include "engine_shortcut.h"
+#include "engine_schedule.h"
 
 #include "../util/alloc.h"
 
@@ -1210,7 +1211,7 @@ static void mark_needed(const engine *e, const query_list *ql, const uint32_t *o
     const trace *t = e->t;
     for (uint32_t i = from; i < to; i++) {
         if (!((i - from) & 0xffff))
-            engine_post_step(ql->progress, "finding what queries need", i - from,
+            run_progress_step(ql->progress, "finding what queries need", i - from,
                              to - from);
         hb_query x = ql->get(ql->ctx, order[i]);
         for (uint32_t j = 0; j < x.n_events; j++) {
@@ -1347,7 +1348,7 @@ static void decide_by_batch(const engine *e, const query_list *ql,
     for (size_t i = 0; i < n && !stopped; i++) {
         stopped = !(i & 0xffff) && ql->stop && *ql->stop;
         if (!(i & 0xffff))
-            engine_post_step(ql->progress, "placing queries by node", i, n);
+            run_progress_step(ql->progress, "placing queries by node", i, n);
         hb_query q = ql->get(ql->ctx, i);
         home[i] = home_batch(e, &q);
         start[home[i] + 2]++;
@@ -1358,7 +1359,7 @@ static void decide_by_batch(const engine *e, const query_list *ql,
         start[v + 2] += start[v + 1];
     for (size_t i = 0; i < n; i++) {
         if (!(i & 0xffff))
-            engine_post_step(ql->progress, "ordering queries by node", i, n);
+            run_progress_step(ql->progress, "ordering queries by node", i, n);
         order[start[home[i] + 1]++] = (uint32_t)i;
     }
     free(home);
@@ -1374,7 +1375,7 @@ static void decide_by_batch(const engine *e, const query_list *ql,
             continue;
         }
         mark_needed(e, ql, order, start[v], start[v + 1], needed);
-        engine_post_step(ql->progress, "exact shortcuts", start[v], n);
+        run_progress_step(ql->progress, "exact shortcuts", start[v], n);
         sweep_batch(e, v, u, r, e->threads >= 2, ql->stop);
         stopped |= ql->stop && *ql->stop; /* a stopped sweep is unfinished */
         for (uint32_t i = start[v]; i < start[v + 1] && !stopped; i++) {
@@ -1382,7 +1383,7 @@ static void decide_by_batch(const engine *e, const query_list *ql,
             answers[order[i]] = decide(e, u, r, &q, st);
             if (!((i + 1) & 0xffff)) {
                 stopped = ql->stop && *ql->stop;
-                engine_post_step(ql->progress, "exact shortcuts", i + 1, n);
+                run_progress_step(ql->progress, "exact shortcuts", i + 1, n);
             }
         }
         need_nothing(needed);

@@ -20,7 +20,9 @@
  * and the only non-strict ones are the query's, between its own events).
  */
 #include "context.h"
-#include "engine.h"
+#include "engine_witness.h"
+#include "engine_pool.h"
+#include "engine_shortcut.h"
 
 #include "../util/alloc.h"
 

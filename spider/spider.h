@@ -17,6 +17,7 @@
 #include "../prune/prune.h"
 #include "../traces/trace.h"
 
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdio.h>
 
@@ -217,6 +218,18 @@ typedef struct run_progress {
     _Atomic(const char *) step;
     _Atomic uint64_t step_done, step_total;
 } run_progress;
+
+/* Posts step `what` (a string constant; NULL: none) at done of total to
+ * progress, if not NULL. */
+static inline void run_progress_step(run_progress *progress, const char *what,
+                                     uint64_t done, uint64_t total)
+{
+    if (!progress)
+        return;
+    atomic_store(&progress->step_total, total);
+    atomic_store(&progress->step_done, done);
+    atomic_store(&progress->step, what);
+}
 
 /* How to analyse (the handler model is the model's own: hb_model). */
 typedef struct analysis_options {

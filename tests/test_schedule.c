@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../spider/engine.h"
+#include "../spider/engine_schedule.h"
 #include "test_util.h"
 
 #define MSG(th, type, id) E(th, "\"type\":\"" type "\",\"message\":\"" id "\"")
