@@ -41,7 +41,7 @@ LIB_SRC = util/alloc.c util/clock.c util/text.c util/graph.c traces/trace_load.c
           spider/engine_witness.c spider/context.c \
           spider/analysis_data.c spider/analysis_message.c spider/analysis_handler.c \
           spider/analysis_atomicity.c \
-          spider/analysis_multivar.c spider/correlation.c \
+          spider/analysis_multivar.c spider/correlation.c spider/analyses.c \
           spider/report.c \
           spider/report_text.c spider/report_json.c spider/report_sarif.c \
           spider/report_html.c spider/report_shiviz.c \

@@ -130,8 +130,7 @@ static void describe(const trace *t, const uint32_t *inst, race_group *g)
 }
 
 const analysis analysis_atomicity = {
-    .kind = RACE_ATOMICITY, .title = "Atomicity violations",
-    .json_key = "atomicity_violations",
+    .kind = RACE_ATOMICITY,
     .n_queries = 2, .n_located = 3, .n_shown = 3, .ranked = 1, .symmetric = 0,
     .enabled = enabled, .generate = generate, .query = query,
     .describe = describe,

@@ -872,7 +872,7 @@ static hb_query query(const candidate *c, unsigned k)
 }
 
 const analysis analysis_data = {
-    .kind = RACE_DATA, .title = "Data races", .json_key = "data_races",
+    .kind = RACE_DATA,
     .n_queries = 1, .n_located = 2, .n_shown = 2, .symmetric = 1,
     .enabled = enabled, .generate = generate,
     .generate_batch = generate_batch, .query = query,

@@ -548,7 +548,7 @@ static void handler_races_all(engine_run *run)
 }
 
 const analysis analysis_message = {
-    .kind = RACE_MESSAGE, .title = "Message races", .json_key = "message_races",
+    .kind = RACE_MESSAGE,
     .n_queries = 1, .n_located = 2, .n_shown = 4, .symmetric = 1,
     .enabled = enabled, .generate = generate,
     .generate_batch = generate_batch, .query = query, .proven = proven,
@@ -557,7 +557,7 @@ const analysis analysis_message = {
 
 /* Handler races are counted by message races' `proven`; no candidates. */
 const analysis analysis_handler = {
-    .kind = RACE_HANDLER, .title = "Handler races", .json_key = "handler_races",
+    .kind = RACE_HANDLER,
     .n_queries = 0, .n_located = 2, .n_shown = 2, .symmetric = 1,
     .enabled = enabled, .witness_queries = handler_witness,
 };

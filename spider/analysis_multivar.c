@@ -385,8 +385,7 @@ static void describe(const trace *t, const uint32_t *inst, race_group *g)
 }
 
 const analysis analysis_multivar = {
-    .kind = RACE_MULTIVAR, .title = "Multi-variable atomicity violations",
-    .json_key = "multi_variable_violations",
+    .kind = RACE_MULTIVAR,
     .n_queries = 2, .n_located = 4, .n_shown = 4, .ranked = 1, .symmetric = 0,
     .enabled = enabled, .generate = generate, .query = query,
     .describe = describe,

@@ -5,7 +5,6 @@
 
 #include "../util/alloc.h"
 
-#include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -508,33 +507,4 @@ void correlation_refs_free(correlation_ref *refs, size_t n)
         free(refs[i].y);
     }
     free(refs);
-}
-
-int correlation_list_print(const correlation_ref *refs, size_t n, int json,
-                           FILE *out)
-{
-    if (json) {
-        cJSON *root = cJSON_CreateObject();
-        cJSON_AddItemToObject(root, "correlated_pairs",
-                              report_correlations_json(refs, n));
-        char *text = cJSON_Print(root);
-        if (!text)
-            alloc_fail(0, "the JSON list of correlated pairs");
-        fprintf(out, "%s\n", text);
-        free(text);
-        cJSON_Delete(root);
-    } else {
-        fprintf(out, "%-16s %-24s %-24s %9s %8s  %s\n", "node", "x", "y",
-                "distance", "support", "source");
-        for (size_t i = 0; i < n; i++) {
-            fprintf(out, "%-16s %-24s %-24s ", refs[i].node, refs[i].x,
-                    refs[i].y);
-            if (isnan(refs[i].distance))
-                fprintf(out, "%9s", "-");
-            else
-                fprintf(out, "%9.2f", refs[i].distance);
-            fprintf(out, " %8u  %s\n", refs[i].support, refs[i].source);
-        }
-    }
-    return ferror(out) ? -1 : 0;
 }

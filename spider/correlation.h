@@ -75,10 +75,6 @@ void correlation_free(correlation *c);
 correlation_ref *correlation_refs(const trace *t, const correlation *c);
 void correlation_refs_free(correlation_ref *refs, size_t n);
 
-/* --list-correlations: one line per pair (text), or {"correlated_pairs":
- * [...]} (json).  Returns 0, or -1 when writing failed. */
-int correlation_list_print(const correlation_ref *refs, size_t n, int json,
-                           FILE *out);
 
 /* "mined", "given" or "both". */
 const char *correlation_source_name(uint8_t source);

@@ -17,15 +17,6 @@
 #include <time.h>
 #include <uthash.h>
 
-/* The analyses, by race_kind.  Adding one: its file, its race_kind, and
- * its entry here. */
-static const analysis *const analyses[RACE_KINDS] = {
-    [RACE_DATA] = &analysis_data,
-    [RACE_MESSAGE] = &analysis_message,
-    [RACE_HANDLER] = &analysis_handler,
-    [RACE_ATOMICITY] = &analysis_atomicity,
-    [RACE_MULTIVAR] = &analysis_multivar,
-};
 
 /* ---- groups ------------------------------------------------------------------ */
 
@@ -57,6 +48,7 @@ enum { GROUP_CACHE = 4096 };
 
 typedef struct grouper {
     const trace *t;
+    const analysis *const *analyses; /* by race_kind */
     group_entry *table;
     group_state *g;
     uint32_t n, cap;
@@ -66,6 +58,7 @@ typedef struct grouper {
 
 struct engine_run {
     const trace *t;
+    const analysis *const *analyses; /* by race_kind */
     hb_model *m;             /* its waits are made when Z3 is first needed */
     const analysis_options *o;
     report *r;
@@ -95,10 +88,11 @@ static int by_name(const void *x, const void *y, void *ctx)
                   t->strings[t->threads[*(const uint32_t *)y].name]);
 }
 
-static grouper *new_grouper(const trace *t)
+static grouper *new_grouper(const trace *t, const analysis *const *analyses)
 {
     grouper *g = xcalloc(1, sizeof *g);
     g->t = t;
+    g->analyses = analyses;
     for (uint32_t i = 0; i < GROUP_CACHE; i++)
         g->cache[i].key.kind = UINT32_MAX; /* empty */
     uint32_t *order = xmalloc_array(t->n_threads + 1, sizeof *order);
@@ -192,7 +186,7 @@ static uint32_t new_group(grouper *g, const group_key *key, const uint32_t *ev)
     group_state *gs = &g->g[g->n];
     memset(gs, 0, sizeof *gs);
     gs->key = *key;
-    if (analyses[key->kind]->symmetric) {
+    if (g->analyses[key->kind]->symmetric) {
         int a_is_lo = trace_loc_id(g->t, ev[0]) == key->loc[0];
         int c = cmp_locations(g->t, ev[0], ev[1]);
         gs->lo_first = a_is_lo ? c <= 0 : c >= 0;
@@ -253,7 +247,7 @@ static void offer_instance(grouper *g, uint32_t gi, const uint32_t *ev,
     if (gs->has_instance && (gs->instance_holds > holds ||
                              (gs->instance_holds == holds && rank > gs->inst_rank)))
         return; /* the usual case, decided before any work */
-    const analysis *a = analyses[gs->key.kind];
+    const analysis *a = g->analyses[gs->key.kind];
     uint32_t inst[GROUP_EVENTS];
     orient(g, gs, a, ev, inst);
     if (gs->has_instance && gs->instance_holds != holds) {
@@ -335,7 +329,7 @@ void engine_count_unsat(engine_run *run, race_kind kind, uint64_t n)
 
 uint32_t engine_group(engine_run *run, race_kind kind, const uint32_t *ev)
 {
-    return group_of(run->g, analyses[kind], ev);
+    return group_of(run->g, run->analyses[kind], ev);
 }
 
 /* Unless every instance is wanted, a candidate of a group that already
@@ -403,7 +397,7 @@ int engine_skips(const engine_run *run, uint32_t group, uint32_t rank)
 void engine_add(engine_run *run, race_kind kind, const uint32_t *ev,
                 uint32_t rank, int dedupable)
 {
-    const analysis *a = analyses[kind];
+    const analysis *a = run->analyses[kind];
     assert(run->kinds_mixed || run->n == 0 ||
            run->c[run->n - 1].kind <= kind); /* kind by kind */
     if (run->n >= UINT32_MAX / 2) /* candidate and query ids are 32-bit */
@@ -470,7 +464,7 @@ void *engine_state(const engine_run *run, race_kind kind)
 void engine_count(engine_run *run, race_kind kind, const uint32_t *ev,
                   uint64_t n)
 {
-    uint32_t gi = group_of(run->g, analyses[kind], ev);
+    uint32_t gi = group_of(run->g, run->analyses[kind], ev);
     offer_instance(run->g, gi, ev, 0, 1);
     run->g->g[gi].count += n;
     run->r->summary.instances[kind] += n;
@@ -484,19 +478,19 @@ int engine_stopped(const engine_run *run)
 /* A candidate's queries (the pool's candidate_queries). */
 static unsigned engine_n_queries(const engine_run *run, uint32_t c)
 {
-    return analyses[run->c[c].kind]->n_queries;
+    return run->analyses[run->c[c].kind]->n_queries;
 }
 
 static hb_query engine_query(const engine_run *run, uint32_t c, unsigned k)
 {
-    return analyses[run->c[c].kind]->query(&run->c[c], k);
+    return run->analyses[run->c[c].kind]->query(&run->c[c], k);
 }
 
 static size_t engine_query_id(const engine_run *run, uint32_t c, unsigned k)
 {
     race_kind kind = (race_kind)run->c[c].kind;
     return run->first_query[kind] +
-           (c - run->first_cand[kind]) * analyses[kind]->n_queries + k;
+           (c - run->first_cand[kind]) * run->analyses[kind]->n_queries + k;
 }
 
 static unsigned pool_n_queries(const void *run, uint32_t c)
@@ -514,16 +508,6 @@ static size_t pool_query_id(const void *run, uint32_t c, unsigned k)
     return engine_query_id(run, c, k);
 }
 
-const char *race_kind_title(race_kind k)
-{
-    return k < RACE_KINDS ? analyses[k]->title : "?";
-}
-
-const char *race_kind_key(race_kind k)
-{
-    return k < RACE_KINDS ? analyses[k]->json_key : "?";
-}
-
 /* ---- verdicts --------------------------------------------------------------- */
 
 /* Query ids: kind by kind, each candidate's n_queries in a row. */
@@ -534,7 +518,7 @@ static void number_queries(engine_run *run)
         run->first_cand[k] = c;
         run->first_query[k] = q;
         c += run->n_of_kind[k];
-        q += run->n_of_kind[k] * analyses[k]->n_queries;
+        q += run->n_of_kind[k] * run->analyses[k]->n_queries;
     }
     assert(c == run->n);
     run->first_cand[RACE_KINDS] = c;
@@ -548,7 +532,7 @@ static uint32_t candidate_of_query(const engine_run *run, size_t i, unsigned *k)
     int kind = 0;
     while (i >= run->first_query[kind + 1])
         kind++;
-    size_t per = analyses[kind]->n_queries, off = i - run->first_query[kind];
+    size_t per = run->analyses[kind]->n_queries, off = i - run->first_query[kind];
     *k = (unsigned)(off % per);
     return (uint32_t)(run->first_cand[kind] + off / per);
 }
@@ -816,7 +800,7 @@ static int by_group(const void *x, const void *y, void *ctx)
     if (a->rank != b->rank)
         return a->rank < b->rank ? -1 : 1;
     const group_state *gs = &run->g->g[a->group];
-    const analysis *an = analyses[a->kind];
+    const analysis *an = run->analyses[a->kind];
     uint32_t ea[GROUP_EVENTS], eb[GROUP_EVENTS];
     orient(run->g, gs, an, a->ev, ea);
     orient(run->g, gs, an, b->ev, eb);
@@ -1117,9 +1101,8 @@ static int decide(engine_run *run, hb_answer *verdict, char *err,
  * of its first event when that is an access, else the node of its last
  * shown event (a message race: the receiving node). */
 static race_group finish_group(const trace *t, const context_finder *cf,
-                               const group_state *gs)
+                               const analysis *a, const group_state *gs)
 {
-    const analysis *a = analyses[gs->key.kind];
     race_group rg;
     memset(&rg, 0, sizeof rg);
     rg.kind = (race_kind)gs->key.kind;
@@ -1206,13 +1189,13 @@ static void count_verdicts(engine_run *run, const hb_answer *verdict)
             s->instances[c->kind]++;
             offer_instance(g, c->group, c->ev, c->rank, 1);
             gs->count++;
-            if (analyses[c->kind]->proven)
-                analyses[c->kind]->proven(run, c);
+            if (run->analyses[c->kind]->proven)
+                run->analyses[c->kind]->proven(run, c);
         }
     }
     for (int k = 0; k < RACE_KINDS; k++)
-        if (run->r->summary.enabled[k] && analyses[k]->proven_all)
-            analyses[k]->proven_all(run);
+        if (run->r->summary.enabled[k] && run->analyses[k]->proven_all)
+            run->analyses[k]->proven_all(run);
 }
 
 /* --witness: a witness for each group that holds (not for open ones:
@@ -1230,7 +1213,7 @@ static void add_witnesses(engine_run *run, const uint32_t *group_of)
     witness_query alts[MAX_ALTERNATIVES];
     for (size_t i = 0; i < r->n_groups && rc >= 0 && !engine_stopped(run); i++) {
         const group_state *gs = &run->g->g[group_of[i]];
-        const analysis *a = analyses[gs->key.kind];
+        const analysis *a = run->analyses[gs->key.kind];
         size_t n_alts = 1;
         if (a->witness_queries) {
             n_alts = a->witness_queries(run->t, run->m, gs->inst, alts,
@@ -1259,11 +1242,12 @@ static void build_groups(engine_run *run, const hb_answer *verdict)
     uint32_t *group_of = xmalloc_array(g->n + 1, sizeof *group_of);
     context_finder *cf = context_finder_new(run->t);
     for (uint32_t i = 0; i < g->n; i++) {
+        const analysis *a = run->analyses[g->g[i].key.kind];
         if (g->g[i].count) {
             group_of[r->n_groups] = i;
-            r->groups[r->n_groups++] = finish_group(run->t, cf, &g->g[i]);
+            r->groups[r->n_groups++] = finish_group(run->t, cf, a, &g->g[i]);
         } else if (g->g[i].undecided) {
-            r->open[r->n_open++] = finish_group(run->t, cf, &g->g[i]);
+            r->open[r->n_open++] = finish_group(run->t, cf, a, &g->g[i]);
         }
     }
     context_finder_free(cf);
@@ -1277,6 +1261,7 @@ static void build_groups(engine_run *run, const hb_answer *verdict)
 }
 
 static void fill_summary(report *r, const trace *t, const hb_model *m,
+                         const analysis *const *analyses,
                          const analysis_options *opts)
 {
     report_summary *s = &r->summary;
@@ -1329,9 +1314,9 @@ static void generate_all(engine_run *run)
     const report_summary *s = &run->r->summary;
     int batched = 0;
     for (int k = 0; k < RACE_KINDS; k++) {
-        if (s->enabled[k] && analyses[k]->generate)
-            analyses[k]->generate(run);
-        batched |= s->enabled[k] && analyses[k]->generate_batch;
+        if (s->enabled[k] && run->analyses[k]->generate)
+            run->analyses[k]->generate(run);
+        batched |= s->enabled[k] && run->analyses[k]->generate_batch;
     }
     hb_order *o = batched ? engine_order(run) : NULL;
     if (o) {
@@ -1339,8 +1324,8 @@ static void generate_all(engine_run *run)
         for (uint32_t b = 0; b < hb_order_n_batches(o) && !engine_stopped(run); b++) {
             int focused = hb_order_focus(o, b);
             for (int k = 0; k < RACE_KINDS; k++)
-                if (s->enabled[k] && analyses[k]->generate_batch)
-                    analyses[k]->generate_batch(run, b, focused);
+                if (s->enabled[k] && run->analyses[k]->generate_batch)
+                    run->analyses[k]->generate_batch(run, b, focused);
         }
         /* candidates kind by kind again (number_queries); after a stop
          * nothing is decided and the order does not matter.  With one
@@ -1352,12 +1337,14 @@ static void generate_all(engine_run *run)
     }
 }
 
-report *analyse(const trace *t, hb_model *m,
-                const analysis_options *opts, char *err, size_t err_len)
+report *engine_analyse(const analysis *const *analyses, const trace *t,
+                       hb_model *m, const analysis_options *opts, char *err,
+                       size_t err_len)
 {
     report *r = xcalloc(1, sizeof *r);
-    fill_summary(r, t, m, opts);
-    engine_run run = {.t = t, .m = m, .o = opts, .r = r, .g = new_grouper(t)};
+    fill_summary(r, t, m, analyses, opts);
+    engine_run run = {.t = t, .analyses = analyses, .m = m, .o = opts, .r = r,
+                      .g = new_grouper(t, analyses)};
     generate_all(&run);
     if (opts->progress)
         atomic_store(&opts->progress->total, run.n);

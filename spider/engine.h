@@ -49,8 +49,6 @@ typedef struct engine_run engine_run;
  * derive handler races there). */
 typedef struct analysis {
     race_kind kind;
-    const char *title;               /* "Data races" */
-    const char *json_key;            /* "data_races" */
     uint8_t n_queries;               /* per candidate: 1 or 2 */
     uint8_t n_located;               /* leading events that name the group */
     uint8_t n_shown;                 /* events of the instance shown */
@@ -83,6 +81,12 @@ typedef struct analysis {
 
 extern const analysis analysis_data, analysis_message, analysis_handler,
     analysis_atomicity, analysis_multivar;
+
+/* analyse() (spider.h) with the analyses given, by race_kind
+ * (spider/analyses.c lists them). */
+report *engine_analyse(const analysis *const *analyses, const trace *t,
+                       hb_model *m, const analysis_options *opts, char *err,
+                       size_t err_len);
 
 /* What an analysis may read while it generates. */
 const trace *engine_trace(const engine_run *run);

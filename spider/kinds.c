@@ -1,7 +1,7 @@
 /*
  * kinds.c — the names users type and read for a kind of race, derived
- * from the analysis table's title and JSON key (race_kind_title(),
- * race_kind_key() in engine.c), so that a new analysis gets them without
+ * from each kind's title and JSON key (race_kind_title(),
+ * race_kind_key() in report.c), so that a new analysis gets them without
  * an edit here: --kind, suppression keywords, SARIF rules, the totals line.
  */
 #include "spider.h"

@@ -679,8 +679,9 @@ int main(int argc, char **argv)
     if (c.list_correlations) {
         progress_end(&prog);
         correlation_ref *refs = correlation_refs(t, &corr);
-        status = correlation_list_print(refs, corr.n, c.format == FORMAT_JSON,
-                                        stdout) ? EXIT_BAD_INPUT : EXIT_NO_RACE;
+        status = report_correlations_print(refs, corr.n,
+                                           c.format == FORMAT_JSON, stdout)
+                     ? EXIT_BAD_INPUT : EXIT_NO_RACE;
         correlation_refs_free(refs, corr.n);
         goto cleanup;
     }

@@ -1,11 +1,33 @@
 /*
- * report.c — the report model's lifetime.  (Kind names live with each
- * analysis: race_kind_title() and race_kind_key() in engine.c.)
+ * report.c — the report model's lifetime, and each kind's names.
  */
 #include "spider.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* By race_kind: what a printer calls a kind (kinds.c derives the names
+ * users type from these). */
+static const struct {
+    const char *title, *key;
+} kind_names[RACE_KINDS] = {
+    [RACE_DATA] = {"Data races", "data_races"},
+    [RACE_MESSAGE] = {"Message races", "message_races"},
+    [RACE_HANDLER] = {"Handler races", "handler_races"},
+    [RACE_ATOMICITY] = {"Atomicity violations", "atomicity_violations"},
+    [RACE_MULTIVAR] = {"Multi-variable atomicity violations",
+                       "multi_variable_violations"},
+};
+
+const char *race_kind_title(race_kind k)
+{
+    return k < RACE_KINDS ? kind_names[k].title : "?";
+}
+
+const char *race_kind_key(race_kind k)
+{
+    return k < RACE_KINDS ? kind_names[k].key : "?";
+}
 
 static void free_ref(event_ref *e);
 static void free_witness(race_group *g);

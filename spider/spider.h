@@ -178,7 +178,8 @@ void report_drop_witnesses(report *r);
  * the order; n_by_kind follows.  The summary is left as decided. */
 void report_drop_groups(report *r, const uint8_t *drop_groups,
                         const uint8_t *drop_open);
-/* A kind's title ("Data races") and JSON key ("data_races"). */
+/* A kind's title ("Data races") and JSON key ("data_races"), from the
+ * table in report.c. */
 const char *race_kind_title(race_kind k);
 const char *race_kind_key(race_kind k);
 /* Names derived from those (spider/kinds.c), so that a new kind needs no
@@ -253,7 +254,7 @@ typedef struct analysis_options {
     const struct correlation *correlation; /* its pairs (correlation.h) */
 } analysis_options;
 
-/* Runs every analysis that opts turns on (spider/engine.h lists them) on
+/* Runs every analysis that opts turns on (spider/analyses.c lists them) on
  * t with model m, making m's deferred waits when Z3 needs them
  * (hb_model_add_waits()).
  * Returns NULL with a message in err when the model is unsatisfiable or a
@@ -315,5 +316,9 @@ struct cJSON *report_group_json(const race_group *g);
 /* The correlated pairs as a JSON array (summary.correlated_pairs, and
  * --list-correlations); the caller frees it with cJSON_Delete. */
 struct cJSON *report_correlations_json(const correlation_ref *c, size_t n);
+/* --list-correlations: one line per pair (text), or {"correlated_pairs":
+ * [...]} (json).  Returns 0, or -1 when writing failed. */
+int report_correlations_print(const correlation_ref *refs, size_t n, int json,
+                              FILE *out);
 
 #endif

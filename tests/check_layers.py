@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""The direction of spider's dependencies (docs/architecture.md).
+
+A unit is a source file with the header of the same name (engine.c and
+engine.h); a header without a source (spider.h) is a unit of its own.
+Unit A uses unit B when A includes B's header, or when A's object file
+calls or reads a symbol that B's object file defines (nm).  The check
+fails, naming the files and the symbols or headers, when
+
+  - units use each other in a circle, or
+  - a unit uses one of a higher layer than its own (LAYERS below), or
+  - a unit is in no layer (a new file: give it one here).
+
+Usage: tests/check_layers.py [OBJ_DIR]   (default build/, after make)
+"""
+import fnmatch
+import os
+import re
+import subprocess
+import sys
+
+# Lowest first; a unit may use its own layer (without a circle) and those
+# below it.  Patterns name units: a path without .c/.h.
+LAYERS = [
+    ("util", ["util/*"]),
+    ("traces", ["traces/*"]),
+    ("encode", ["encode/*"]),
+    ("prune", ["prune/*"]),
+    ("report model", ["spider/spider", "spider/report", "spider/kinds"]),
+    ("engine", ["spider/engine", "spider/engine_*", "spider/context"]),
+    ("analyses", ["spider/analysis_*", "spider/correlation"]),
+    ("the list of analyses", ["spider/analyses"]),
+    ("printers and selection", ["spider/report_*", "spider/baseline", "spider/filter",
+                                "spider/suppress", "spider/select", "spider/progress"]),
+    ("the command", ["spider/main"]),
+]
+FOLDERS = ["util", "traces", "encode", "prune", "spider"]
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def layer_of(unit):
+    for i, (_, patterns) in enumerate(LAYERS):
+        if any(fnmatch.fnmatchcase(unit, p) for p in patterns):
+            return i
+    return None
+
+
+def sources():
+    out = []
+    for folder in FOLDERS:
+        for name in sorted(os.listdir(folder)):
+            if name.endswith((".c", ".h")):
+                out.append(os.path.join(folder, name))
+    return out
+
+
+def include_uses(files, units):
+    """{unit: {used unit: why}} from #include lines."""
+    uses = {}
+    for f in files:
+        unit = f[:-2]
+        with open(f, encoding="utf-8") as fh:
+            for inc in INCLUDE.findall(fh.read()):
+                target = os.path.normpath(os.path.join(os.path.dirname(f), inc))[:-2]
+                if target in units and target != unit:
+                    uses.setdefault(unit, {}).setdefault(target, set()).add('#include "%s"' % inc)
+    return uses
+
+
+def symbol_uses(obj_dir, units, uses):
+    """Adds {unit: {used unit: symbols}} from the objects' symbol tables."""
+    defined, undefined = {}, {}
+    for unit in units:
+        obj = os.path.join(obj_dir, unit + ".o")
+        if not os.path.exists(obj):
+            continue
+        p = subprocess.run(["nm", "-P", obj], stdout=subprocess.PIPE, text=True, check=True)
+        for line in p.stdout.splitlines():
+            parts = line.split()
+            if len(parts) < 2:
+                continue
+            if parts[1] == "U":
+                undefined.setdefault(unit, set()).add(parts[0])
+            elif parts[1] in "TDRBCVW":
+                defined.setdefault(parts[0], unit)
+    for unit, names in undefined.items():
+        for n in names:
+            owner = defined.get(n)
+            if owner and owner != unit:
+                uses.setdefault(unit, {}).setdefault(owner, set()).add(n)
+    return len(defined)
+
+
+def circles(units, uses):
+    """Strongly connected components of more than one unit (Tarjan)."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+    counter = [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in sorted(uses.get(v, {})):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    sys.setrecursionlimit(10000)
+    for v in sorted(units):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def main():
+    obj_dir = sys.argv[1] if len(sys.argv) > 1 else "build"
+    files = sources()
+    units = sorted({f[:-2] for f in files})
+    uses = include_uses(files, set(units))
+    if symbol_uses(obj_dir, units, uses) == 0:
+        print("not ok: no object files under %s/ (run make first)" % obj_dir)
+        return 1
+    problems = []
+    for u in units:
+        if layer_of(u) is None:
+            problems.append("%s is in no layer (add it to LAYERS in %s)" % (u, sys.argv[0]))
+    for u in units:
+        lu = layer_of(u)
+        for v, why in sorted(uses.get(u, {}).items()):
+            lv = layer_of(v)
+            if lu is not None and lv is not None and lv > lu:
+                problems.append("%s (%s) uses %s (%s, a higher layer): %s"
+                                % (u, LAYERS[lu][0], v, LAYERS[lv][0], ", ".join(sorted(why))))
+    for comp in circles(units, uses):
+        ties = ["%s -> %s: %s" % (u, v, ", ".join(sorted(uses[u][v])))
+                for u in comp for v in sorted(uses.get(u, {})) if v in comp]
+        problems.append("a circle: " + "; ".join(ties))
+    for p in problems:
+        print("not ok: " + p)
+    n_uses = sum(len(v) for v in uses.values())
+    print("%d units, %d uses, %d layers: %s" % (len(units), n_uses, len(LAYERS),
+                                                 "ok" if not problems else "%d problems" % len(problems)))
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
