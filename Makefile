@@ -37,16 +37,16 @@ OBJ ?= build
 LIB_SRC = util/alloc.c util/clock.c util/text.c util/graph.c traces/trace_load.c traces/json_arena.c traces/trace_intern.c traces/trace_derive.c \
           prune/prune.c \
           encode/encode.c encode/encode_z3.c encode/encode_smt2.c encode/encode_slice.c encode/encode_query.c encode/encode_waits.c encode/encode_explain.c \
-          spider/engine.c spider/engine_shortcut.c spider/engine_schedule.c spider/engine_pool.c \
-          spider/engine_witness.c spider/context.c \
-          spider/analysis_data.c spider/analysis_message.c spider/analysis_handler.c \
-          spider/analysis_atomicity.c \
-          spider/analysis_multivar.c spider/correlation.c spider/analyses.c \
-          spider/report.c \
-          spider/report_text.c spider/report_json.c spider/report_sarif.c \
-          spider/report_html.c spider/report_shiviz.c \
-          spider/kinds.c spider/filter.c spider/suppress.c spider/baseline.c \
-          spider/select.c spider/progress.c
+          spider/engine/engine.c spider/engine/engine_shortcut.c spider/engine/engine_schedule.c spider/engine/engine_pool.c \
+          spider/engine/engine_witness.c spider/engine/context.c \
+          spider/analysis/analysis_data.c spider/analysis/analysis_message.c spider/analysis/analysis_handler.c \
+          spider/analysis/analysis_atomicity.c \
+          spider/analysis/analysis_multivar.c spider/analysis/correlation.c spider/analysis/analyses.c \
+          spider/report/report.c \
+          spider/report/report_text.c spider/report/report_json.c spider/report/report_sarif.c \
+          spider/report/report_html.c spider/report/report_shiviz.c \
+          spider/report/kinds.c spider/cli/filter.c spider/cli/suppress.c spider/cli/baseline.c \
+          spider/cli/select.c spider/cli/progress.c
 # (no header list: each object depends on the headers it includes, from
 # the .d files -MMD writes)
 LIB_OBJ = $(LIB_SRC:%.c=$(OBJ)/%.o)
@@ -82,7 +82,7 @@ $(OBJ)/%.o: %.c $(OBJ)/%.d | $(DEPS_STEP)
 
 $(OBJ)/%.d: ;
 # named, so that a missing one is not an intermediate file to ignore
-DEP_FILES = $(patsubst %.c,$(OBJ)/%.d,$(LIB_SRC) spider/main.c \
+DEP_FILES = $(patsubst %.c,$(OBJ)/%.d,$(LIB_SRC) spider/cli/main.c \
             benchmarks/cyclon_trace.c benchmarks/json_baseline.c \
             tests/gen_trace.c tests/gen_trace_locks.c tests/check_smt2.c tests/test_trace.c tests/test_prune.c tests/test_waits.c \
             tests/test_schedule.c tests/test_graph.c)
@@ -93,7 +93,7 @@ $(DEP_FILES):
 $(OBJ)/libspider.a: $(LIB_OBJ)
 	$(AR) rcs $@ $^
 
-bin/spider: $(OBJ)/spider/main.o $(OBJ)/libspider.a
+bin/spider: $(OBJ)/spider/cli/main.o $(OBJ)/libspider.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -155,7 +155,7 @@ check-sanitized: deps
 	    LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
 	    ./tests/run-all
 
-bin-san/spider: $(OBJ)/spider/main.o $(OBJ)/libspider.a
+bin-san/spider: $(OBJ)/spider/cli/main.o $(OBJ)/libspider.a
 	@mkdir -p bin-san
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 

@@ -3,7 +3,7 @@
  *
  * Data flows one way:  trace ──► hb_model ──► candidates ──► verdicts
  * ──► report (race groups) ──► printers.  An analysis produces candidates
- * and, from their verdicts, race groups (spider/engine.h: the engine and
+ * and, from their verdicts, race groups (spider/engine/engine.h: the engine and
  * how an analysis plugs in); a printer never computes.
  *
  * Ownership: analyse() returns a report the caller frees with
@@ -36,7 +36,7 @@ typedef enum spider_exit {
 typedef enum race_kind { RACE_DATA, RACE_MESSAGE, RACE_HANDLER,
                          RACE_ATOMICITY, RACE_MULTIVAR, RACE_KINDS } race_kind;
 
-/* With --baseline (spider/baseline.h): whether a previous report already
+/* With --baseline (spider/cli/baseline.h): whether a previous report already
  * had the group. */
 typedef enum baseline_state { BASELINE_NONE, BASELINE_NEW,
                               BASELINE_KNOWN } baseline_state;
@@ -60,7 +60,7 @@ typedef struct event_ref {
 
 /* Where an event runs and what it holds, as ThreadSanitizer says it
  * ("mutexes: write M1", "thread T1 created at"): for the events of each
- * group's shown instance (spider/context.c computes it). */
+ * group's shown instance (spider/engine/context.c computes it). */
 typedef struct event_context {
     char **locks;                    /* names of the locks held (outermost
                                         section first), n_locks of them */
@@ -182,7 +182,7 @@ void report_drop_groups(report *r, const uint8_t *drop_groups,
  * table in report.c. */
 const char *race_kind_title(race_kind k);
 const char *race_kind_key(race_kind k);
-/* Names derived from those (spider/kinds.c), so that a new kind needs no
+/* Names derived from those (spider/report/kinds.c), so that a new kind needs no
  * edit here: the stem of the key with '-' for '_' ("data",
  * "multi-variable"), the title in lower case, singular or plural ("data
  * race", "data races").  Both write into buf (always terminated) and
@@ -254,7 +254,7 @@ typedef struct analysis_options {
     const struct correlation *correlation; /* its pairs (correlation.h) */
 } analysis_options;
 
-/* Runs every analysis that opts turns on (spider/analyses.c lists them) on
+/* Runs every analysis that opts turns on (spider/analysis/analyses.c lists them) on
  * t with model m, making m's deferred waits when Z3 needs them
  * (hb_model_add_waits()).
  * Returns NULL with a message in err when the model is unsatisfiable or a
@@ -293,19 +293,19 @@ typedef struct print_options {
     const report_notes *notes;       /* NULL: nothing was selected */
 } print_options;
 
-/* The JSON report's format version: a baseline (spider/baseline.h) of
+/* The JSON report's format version: a baseline (spider/cli/baseline.h) of
  * another major version is refused. */
 #define REPORT_FORMAT_VERSION "1.0"
 
 void report_print_text(const report *r, const print_options *o, FILE *out);
 void report_print_json(const report *r, const print_options *o, FILE *out);
-/* SARIF 2.1.0 (spider/report_sarif.c, docs/report.md). */
+/* SARIF 2.1.0 (spider/report/report_sarif.c, docs/report.md). */
 void report_print_sarif(const report *r, const print_options *o, FILE *out);
-/* One self-contained HTML page (spider/report_html.c): summary, a table of
+/* One self-contained HTML page (spider/report/report_html.c): summary, a table of
  * groups with filters, and a space-time diagram of each witness.  Write
  * errors show in ferror(out). */
 void report_print_html(const report *r, const print_options *o, FILE *out);
-/* A ShiViz log (spider/report_shiviz.c): the witnesses' events with vector
+/* A ShiViz log (spider/report/report_shiviz.c): the witnesses' events with vector
  * clocks, one execution per group (README: the regular expression). */
 void report_print_shiviz(const report *r, const print_options *o, FILE *out);
 /* A group as the JSON report shows it (a cJSON object the caller frees

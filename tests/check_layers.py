@@ -26,13 +26,14 @@ LAYERS = [
     ("traces", ["traces/*"]),
     ("encode", ["encode/*"]),
     ("prune", ["prune/*"]),
-    ("report model", ["spider/spider", "spider/report", "spider/kinds"]),
-    ("engine", ["spider/engine", "spider/engine_*", "spider/context"]),
-    ("analyses", ["spider/analysis_*", "spider/correlation"]),
-    ("the list of analyses", ["spider/analyses"]),
-    ("printers and selection", ["spider/report_*", "spider/baseline", "spider/filter",
-                                "spider/suppress", "spider/select", "spider/progress"]),
-    ("the command", ["spider/main"]),
+    ("report model", ["spider/spider", "spider/report/report", "spider/report/kinds"]),
+    ("engine", ["spider/engine/*"]),
+    ("analyses", ["spider/analysis/analysis_*", "spider/analysis/correlation"]),
+    ("the list of analyses", ["spider/analysis/analyses"]),
+    ("printers and selection", ["spider/report/report_*", "spider/cli/baseline",
+                                "spider/cli/filter", "spider/cli/suppress",
+                                "spider/cli/select", "spider/cli/progress"]),
+    ("the command", ["spider/cli/main"]),
 ]
 FOLDERS = ["util", "traces", "encode", "prune", "spider"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
@@ -48,9 +49,9 @@ def layer_of(unit):
 def sources():
     out = []
     for folder in FOLDERS:
-        for name in sorted(os.listdir(folder)):
-            if name.endswith((".c", ".h")):
-                out.append(os.path.join(folder, name))
+        for root, dirs, names in os.walk(folder):
+            dirs.sort()
+            out += [os.path.join(root, n) for n in sorted(names) if n.endswith((".c", ".h"))]
     return out
 
 

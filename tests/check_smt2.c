@@ -10,12 +10,12 @@
  * through the Z3 API with spider's fast set-up, through the Z3 API with
  * Z3's default set-up, and by the z3 command on the SMT-LIB2 text that
  * --emit-smt2 writes (one push/check-sat/pop per query).  The exact
- * shortcuts (spider/engine_shortcut.c) answer them too, and must agree
+ * shortcuts (spider/engine/engine_shortcut.c) answer them too, and must agree
  * wherever they answer — on shapes no analysis asks yet as well (up to
  * four events, any atoms, "and" or "or").  Prints "N agree" and exits 0
  * when all agree, else names each disagreement and exits 1.
  */
-#include "../spider/engine.h"
+#include "../spider/engine/engine.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -21,12 +21,12 @@ check_copy() { # WANT_TEXT: the check fails on the copy and says WANT_TEXT
     fi
 }
 copy
-sed -i '1i #include "../spider/engine.h"' "$TMP/tree/util/graph.c"
-check_copy 'util/graph (util) uses spider/engine (engine, a higher layer): #include "../spider/engine.h"'
+sed -i '1i #include "../spider/engine/engine.h"' "$TMP/tree/util/graph.c"
+check_copy 'util/graph (util) uses spider/engine/engine (engine, a higher layer): #include "../spider/engine/engine.h"'
 copy
-sed -i '1i #include "engine.h"' "$TMP/tree/spider/engine_pool.h"
-sed -i '1i #include "engine_pool.h"' "$TMP/tree/spider/engine.h"
-check_copy 'a circle: spider/engine -> spider/engine_pool'
+sed -i '1i #include "engine.h"' "$TMP/tree/spider/engine/engine_pool.h"
+sed -i '1i #include "engine_pool.h"' "$TMP/tree/spider/engine/engine.h"
+check_copy 'a circle: spider/engine/engine -> spider/engine/engine_pool'
 copy
 printf '/* new */\n' >"$TMP/tree/spider/newfile.c"
 check_copy 'spider/newfile is in no layer'

@@ -1,6 +1,6 @@
 /*
  * test_schedule.c — unit tests of the runs found by scheduling
- * (spider/engine_schedule.c): traces on which a greedy order of the lock
+ * (spider/engine/engine_schedule.c): traces on which a greedy order of the lock
  * sections dead-ends while a run exists, and what a run found keeps.
  * Events are numbered in input order.
  */
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../spider/engine_schedule.h"
+#include "../spider/engine/engine_schedule.h"
 #include "test_util.h"
 
 #define MSG(th, type, id) E(th, "\"type\":\"" type "\",\"message\":\"" id "\"")

@@ -158,7 +158,7 @@ typedef struct trace_options {
     trace_order order;
     int lenient;           /* skip bad events with a warning */
     FILE *warnings;        /* where warnings go; NULL = count them only */
-    uint64_t *bytes_read;  /* progress (spider/progress.h): bytes read so
+    uint64_t *bytes_read;  /* progress (spider/cli/progress.h): bytes read so
                               far, stored atomically as they come; or NULL */
     const volatile sig_atomic_t *stop; /* set (SIGINT/SIGTERM): stop reading
                               at the next object; the trace holds what was

@@ -1,0 +1,21 @@
+/*
+ * analyses.c — the analyses spider runs, by race_kind: the one list an
+ * analysis is added to.  It sits above the engine and the analyses, so
+ * that the engine never names an analysis and an analysis only calls the
+ * engine.
+ */
+#include "../engine/engine.h"
+
+static const analysis *const analyses[RACE_KINDS] = {
+    [RACE_DATA] = &analysis_data,
+    [RACE_MESSAGE] = &analysis_message,
+    [RACE_HANDLER] = &analysis_handler,
+    [RACE_ATOMICITY] = &analysis_atomicity,
+    [RACE_MULTIVAR] = &analysis_multivar,
+};
+
+report *analyse(const trace *t, hb_model *m, const analysis_options *opts,
+                char *err, size_t err_len)
+{
+    return engine_analyse(analyses, t, m, opts, err, err_len);
+}

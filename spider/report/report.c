@@ -1,0 +1,131 @@
+/*
+ * report.c — the report model's lifetime, and each kind's names.
+ */
+#include "../spider.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* By race_kind: what a printer calls a kind (kinds.c derives the names
+ * users type from these). */
+static const struct {
+    const char *title, *key;
+} kind_names[RACE_KINDS] = {
+    [RACE_DATA] = {"Data races", "data_races"},
+    [RACE_MESSAGE] = {"Message races", "message_races"},
+    [RACE_HANDLER] = {"Handler races", "handler_races"},
+    [RACE_ATOMICITY] = {"Atomicity violations", "atomicity_violations"},
+    [RACE_MULTIVAR] = {"Multi-variable atomicity violations",
+                       "multi_variable_violations"},
+};
+
+const char *race_kind_title(race_kind k)
+{
+    return k < RACE_KINDS ? kind_names[k].title : "?";
+}
+
+const char *race_kind_key(race_kind k)
+{
+    return k < RACE_KINDS ? kind_names[k].key : "?";
+}
+
+static void free_ref(event_ref *e);
+static void free_witness(race_group *g);
+
+static void free_context(event_context *c)
+{
+    if (!c)
+        return;
+    for (uint32_t i = 0; i < c->n_locks; i++)
+        free(c->locks[i]);
+    free(c->locks);
+    free(c->message);
+    event_ref *refs[3] = {c->handler, c->sender, c->created};
+    for (int i = 0; i < 3; i++) {
+        if (refs[i])
+            free_ref(refs[i]);
+        free(refs[i]);
+    }
+    free(c);
+}
+
+static void free_ref(event_ref *e)
+{
+    free(e->thread);
+    free(e->location);
+    free(e->file);
+    free(e->node);
+    free(e->object);
+    free_context(e->context);
+}
+
+static void free_group(race_group *g)
+{
+    for (uint32_t i = 0; i < GROUP_EVENTS; i++) {
+        free(g->locations[i]);
+        free_ref(&g->events[i]);
+    }
+    free_witness(g);
+    free(g->node);
+    free(g->variable);
+    free(g->variable_y);
+}
+
+static void free_witness(race_group *g)
+{
+    for (uint32_t i = 0; i < g->n_witness; i++)
+        free_ref(&g->witness[i].event);
+    free(g->witness);
+    g->witness = NULL;
+    g->n_witness = 0;
+}
+
+void report_drop_witnesses(report *r)
+{
+    for (size_t i = 0; i < r->n_groups; i++)
+        free_witness(&r->groups[i]);
+    for (size_t i = 0; i < r->n_open; i++)
+        free_witness(&r->open[i]);
+}
+
+void report_free(report *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->n_open; i++)
+        free_group(&r->open[i]);
+    free(r->open);
+    for (size_t i = 0; i < r->n_groups; i++)
+        free_group(&r->groups[i]);
+    free(r->groups);
+    for (size_t i = 0; i < r->n_correlations; i++) {
+        free(r->correlations[i].node);
+        free(r->correlations[i].x);
+        free(r->correlations[i].y);
+    }
+    free(r->correlations);
+    free(r);
+}
+
+/* Keeps the groups not dropped, in order; returns how many. */
+static size_t keep_groups(race_group *g, size_t n, const uint8_t *drop)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (drop && drop[i])
+            free_group(&g[i]);
+        else
+            g[kept++] = g[i];
+    }
+    return kept;
+}
+
+void report_drop_groups(report *r, const uint8_t *drop_groups,
+                        const uint8_t *drop_open)
+{
+    r->n_groups = keep_groups(r->groups, r->n_groups, drop_groups);
+    r->n_open = keep_groups(r->open, r->n_open, drop_open);
+    memset(r->n_by_kind, 0, sizeof r->n_by_kind);
+    for (size_t i = 0; i < r->n_groups; i++)
+        r->n_by_kind[r->groups[i].kind]++;
+}
