@@ -78,7 +78,16 @@ DEPS_STEP = $(if $(filter deps demo check check-sanitized bench fuzz,$(MAKECMDGO
 # rule makes a missing .d count as changed.
 $(OBJ)/%.o: %.c $(OBJ)/%.d | $(DEPS_STEP)
 	@mkdir -p $(dir $@)
-	$(CC) $(PKG_CFLAGS) $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
+	$(CC) $(PKG_CFLAGS) -I$(OBJ)/gen $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
+
+# The HTML page's style sheet and script, kept as files and embedded in
+# the binary as C arrays (scripts/embed)
+HTML_ASSETS = spider/report/html/page.css spider/report/html/page.js
+$(OBJ)/gen/html_assets.h: $(HTML_ASSETS) scripts/embed
+	@mkdir -p $(dir $@)
+	./scripts/embed page_css=spider/report/html/page.css \
+	    page_js=spider/report/html/page.js >$@.tmp && mv $@.tmp $@
+$(OBJ)/spider/report/report_html.o: $(OBJ)/gen/html_assets.h
 
 $(OBJ)/%.d: ;
 # named, so that a missing one is not an intermediate file to ignore
@@ -174,7 +183,8 @@ bench: all
 fuzz: deps
 	@command -v clang >/dev/null || ./scripts/install-deps --fuzz
 	@mkdir -p build-fuzz bin tests/fuzz-corpus
-	clang -g -O1 -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
+	@$(MAKE) --no-print-directory $(OBJ)/gen/html_assets.h
+	clang -g -O1 -std=gnu11 -D_GNU_SOURCE -I$(OBJ)/gen -fsanitize=fuzzer,address,undefined \
 	    -o bin/fuzz-load tests/fuzz_load.c $(LIB_SRC) $(LDLIBS)
 	./bin/fuzz-load -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
 	    -artifact_prefix=tests/fuzz-corpus/crash- \
