@@ -2,7 +2,8 @@
 """The direction of spider's dependencies (docs/architecture.md).
 
 A unit is a source file with the header of the same name (engine.c and
-engine.h); a header without a source (spider.h) is a unit of its own.
+engine.h) and its X_internal.h if any; a header without a source
+(spider.h) is a unit of its own.
 Unit A uses unit B when A includes B's header, or when A's object file
 calls or reads a symbol that B's object file defines (nm).  The check
 fails, naming the files and the symbols or headers, when
@@ -55,14 +56,23 @@ def sources():
     return out
 
 
+def unit_of(path, units):
+    """A file's unit: X.c and X.h are X; X_internal.h, the header two
+    files of a module share, is X's too when X.c exists."""
+    unit = path[:-2] if path.endswith((".c", ".h")) else path
+    if unit.endswith("_internal") and unit[:-len("_internal")] in units:
+        return unit[:-len("_internal")]
+    return unit
+
+
 def include_uses(files, units):
     """{unit: {used unit: why}} from #include lines."""
     uses = {}
     for f in files:
-        unit = f[:-2]
+        unit = unit_of(f, units)
         with open(f, encoding="utf-8") as fh:
             for inc in INCLUDE.findall(fh.read()):
-                target = os.path.normpath(os.path.join(os.path.dirname(f), inc))[:-2]
+                target = unit_of(os.path.normpath(os.path.join(os.path.dirname(f), inc)), units)
                 if target in units and target != unit:
                     uses.setdefault(unit, {}).setdefault(target, set()).add('#include "%s"' % inc)
     return uses
@@ -129,7 +139,8 @@ def circles(units, uses):
 def main():
     obj_dir = sys.argv[1] if len(sys.argv) > 1 else "build"
     files = sources()
-    units = sorted({f[:-2] for f in files})
+    stems = {f[:-2] for f in files if f.endswith(".c")}
+    units = sorted({unit_of(f, stems) for f in files})
     uses = include_uses(files, set(units))
     if symbol_uses(obj_dir, units, uses) == 0:
         print("not ok: no object files under %s/ (run make first)" % obj_dir)

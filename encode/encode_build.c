@@ -1,0 +1,524 @@
+/*
+ * encode_build.c — Φ built (hb_model_build()): the constraints the trace
+ * states (encode.c), then the edges every solution has although no single
+ * constraint states them (docs/model.md): the order of lock sections that
+ * edges between them force, closed to a fixpoint, and what must precede
+ * enough of a group of WAITs' NOTIFYs (the waits' pigeonhole).
+ */
+#include "encode_internal.h"
+
+#include "../util/alloc.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uthash.h>
+
+/* ---- edges the clauses imply ------------------------------------------ */
+
+/* Events by chain (hb_chain_of()), then position: the order U has. */
+typedef struct chain_order {
+    const trace *t;
+    handler_model handlers;
+} chain_order;
+
+static int by_chain_pos(const void *x, const void *y, void *ctx)
+{
+    const chain_order *o = ctx;
+    uint32_t ex = *(const uint32_t *)x, ey = *(const uint32_t *)y;
+    uint32_t ca = hb_chain_of(o->t, o->handlers, ex);
+    uint32_t cb = hb_chain_of(o->t, o->handlers, ey);
+    if (ca != cb)
+        return ca < cb ? -1 : 1;
+    uint32_t pa = o->t->events[ex].pos, pb = o->t->events[ey].pos;
+    return pa < pb ? -1 : pa > pb;
+}
+
+/* Waits (indexes into t->waits) by node, object, then chain and position. */
+static int by_node_object_chain_pos(const void *x, const void *y, void *ctx)
+{
+    const chain_order *o = ctx;
+    uint32_t ex = o->t->waits[*(const uint32_t *)x].wait;
+    uint32_t ey = o->t->waits[*(const uint32_t *)y].wait;
+    str_id na = o->t->threads[o->t->events[ex].thread].node;
+    str_id nb = o->t->threads[o->t->events[ey].thread].node;
+    if (na != nb)
+        return na < nb ? -1 : 1;
+    int32_t oa = o->t->events[ex].object, ob = o->t->events[ey].object;
+    if (oa != ob)
+        return oa < ob ? -1 : 1;
+    return by_chain_pos(&ex, &ey, ctx);
+}
+
+/* A lock section of the model, by where it runs: its chain, its group,
+ * its acquire's and release's positions.  Sections of one lock on one
+ * chain do not overlap, so by acquire they are also by release. */
+typedef struct placed_section {
+    uint32_t chain, group, acquire, release, acquire_pos, release_pos;
+} placed_section;
+
+static int by_chain_group_pos(const void *x, const void *y)
+{
+    const placed_section *a = x, *b = y;
+    if (a->chain != b->chain)
+        return a->chain < b->chain ? -1 : 1;
+    if (a->group != b->group)
+        return a->group < b->group ? -1 : 1;
+    return a->acquire_pos < b->acquire_pos ? -1 : a->acquire_pos > b->acquire_pos;
+}
+
+typedef struct implied_edge {
+    uint64_t key;               /* before << 32 | after */
+    UT_hash_handle hh;
+} implied_edge;
+
+typedef struct lock_closure {
+    placed_section *s;          /* by chain, group, position */
+    uint32_t *chain_start;      /* chain -> its first entry in s */
+    implied_edge *added;        /* the edges added, to add each once */
+    uint64_t budget;            /* edges still allowed */
+} lock_closure;
+
+/* In s[lo, hi), the sections of one group on one chain: the last whose
+ * acquire is at or before pos, or -1. */
+static int64_t last_acquired_by(const placed_section *s, uint32_t lo, uint32_t hi,
+                                uint32_t pos)
+{
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (s[mid].acquire_pos <= pos)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return (int64_t)lo - 1;
+}
+
+/* ... the first whose release is at or after pos, or hi. */
+static uint32_t first_released_from(const placed_section *s, uint32_t lo,
+                                    uint32_t hi, uint32_t pos)
+{
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (s[mid].release_pos < pos)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void add_implied_once(builder *b, lock_closure *c, uint32_t before,
+                             uint32_t after)
+{
+    uint64_t key = (uint64_t)before << 32 | after;
+    implied_edge *e;
+    HASH_FIND(hh, c->added, &key, sizeof key, e);
+    if (e || c->budget == 0)
+        return;
+    e = xmalloc(sizeof *e);
+    e->key = key;
+    HASH_ADD(hh, c->added, key, sizeof e->key, e);
+    c->budget--;
+    add_edge(b, ORIGIN_IMPLIED, before, after);
+}
+
+/* Edge x -> y between two chains: for each lock both use, section A of
+ * x's chain acquired at or before x and section B of y's chain released
+ * at or after y (the last and the first such) are in different threads
+ * and A's acquire precedes B's release, so B cannot run wholly before A:
+ * A's release precedes B's acquire in every solution of Φ. */
+static void close_edge(builder *b, lock_closure *c, uint32_t x, uint32_t y)
+{
+    const trace *t = b->t;
+    handler_model hm = b->m->handlers;
+    uint32_t cx = hb_chain_of(t, hm, x), cy = hb_chain_of(t, hm, y);
+    const placed_section *s = c->s;
+    uint32_t i = c->chain_start[cx], i_end = c->chain_start[cx + 1];
+    uint32_t j = c->chain_start[cy], j_end = c->chain_start[cy + 1];
+    while (i < i_end && j < j_end) {
+        if (s[i].group != s[j].group) {
+            if (s[i].group < s[j].group)
+                i++;
+            else
+                j++;
+            continue;
+        }
+        uint32_t g = s[i].group, i_hi = i, j_hi = j;
+        while (i_hi < i_end && s[i_hi].group == g)
+            i_hi++;
+        while (j_hi < j_end && s[j_hi].group == g)
+            j_hi++;
+        int64_t a = last_acquired_by(s, i, i_hi, t->events[x].pos);
+        uint32_t bb = first_released_from(s, j, j_hi, t->events[y].pos);
+        if (a >= (int64_t)i && bb < j_hi &&
+            t->events[s[a].acquire].thread != t->events[s[bb].acquire].thread)
+            add_implied_once(b, c, s[a].release, s[bb].acquire);
+        i = i_hi;
+        j = j_hi;
+    }
+}
+
+/* The lock sections of the model that begin and end on one chain, by
+ * chain, group and position; chain_start indexes them. */
+static void place_sections(const builder *b, lock_closure *c)
+{
+    const trace *t = b->t;
+    const hb_model *m = b->m;
+    uint32_t chains = hb_chain_count(t, m->handlers), n = 0;
+    c->s = xmalloc_array((size_t)m->n_lock_sections + 1, sizeof *c->s);
+    for (uint32_t g = 0; g < m->n_lock_groups; g++)
+        for (uint32_t k = 0; k < m->lock_groups[g].n; k++) {
+            const lock_section *x = &m->lock_sections[m->lock_groups[g].first + k];
+            uint32_t ca = hb_chain_of(t, m->handlers, x->acquire);
+            if (ca != hb_chain_of(t, m->handlers, (uint32_t)x->release))
+                continue;
+            c->s[n++] = (placed_section){ca, g, x->acquire, (uint32_t)x->release,
+                                         t->events[x->acquire].pos,
+                                         t->events[x->release].pos};
+        }
+    qsort(c->s, n, sizeof *c->s, by_chain_group_pos);
+    c->chain_start = xcalloc((size_t)chains + 2, sizeof *c->chain_start);
+    for (uint32_t i = 0; i < n; i++)
+        c->chain_start[c->s[i].chain + 1]++;
+    for (uint32_t k = 0; k < chains; k++)
+        c->chain_start[k + 1] += c->chain_start[k];
+}
+
+/* The model's edges from *next on between two chains of one node, those
+ * added here included (the edge list is the work list), closed by
+ * close_edge(): the lock order that messages, forks and the waits' edges
+ * force.  *next is left at the end of the list. */
+static void close_locks(builder *b, lock_closure *c, uint32_t *next)
+{
+    const trace *t = b->t;
+    hb_model *m = b->m;
+    for (; *next < m->n_edges && !((*next & 4095) == 0 && stopped(b)); ++*next) {
+        uint32_t x = m->edges[*next].before, y = m->edges[*next].after;
+        if (m->edge_origin[*next] == ORIGIN_PROGRAM_ORDER ||
+            t->threads[t->events[x].thread].node != t->threads[t->events[y].thread].node ||
+            hb_chain_of(t, m->handlers, x) == hb_chain_of(t, m->handlers, y))
+            continue;
+        close_edge(b, c, x, y);
+    }
+}
+
+static void free_lock_closure(lock_closure *c)
+{
+    implied_edge *e, *tmp;
+    HASH_ITER(hh, c->added, e, tmp) {
+        HASH_DEL(c->added, e);
+        free(e);
+    }
+    free(c->s);
+    free(c->chain_start);
+}
+
+/* ---- waits: what precedes enough of their NOTIFYs ------------------------- */
+
+/* A sweep of U's edges in a topological order with vector clocks over the
+ * chains of one node: for an event, the last position on each of those
+ * chains of an event that reaches it (or is it), -1 if none.  Paths
+ * through other nodes count.  Only the current clock of each chain is
+ * kept (a chain's events come in program order), and the clocks of the
+ * events that slot[] names: those with an edge to another chain, which
+ * the sweep reads again, and those the rule asks about. */
+typedef struct wait_sweep {
+    const trace *t;
+    const hb_model *m;
+    uint32_t n_chains;
+    uint32_t *chain;            /* event -> hb_chain_of() */
+    digraph in;                 /* the model's edges, by target */
+    uint32_t *topo;
+    uint8_t *source;            /* event -> it has an edge to another chain */
+    int32_t *local;             /* chain -> its index in the node, or -1 */
+    uint32_t width;             /* chains of the node */
+    uint32_t *slot;             /* event -> its stored clock, or NONE */
+    int32_t *pool;              /* stored clocks, width each */
+    int32_t *cur;               /* chain -> its current clock */
+} wait_sweep;
+
+static uint32_t thread_of_chain(const trace *t, uint32_t chain)
+{
+    return chain < t->n_threads ? chain : t->handlers[chain - t->n_threads].thread;
+}
+
+/* The model's edges by target and a topological order of them; 0 when
+ * they have a cycle (an inconsistent trace: nothing is added). */
+static int sweep_graph(wait_sweep *w)
+{
+    const trace *t = w->t;
+    const hb_model *m = w->m;
+    uint32_t n = t->n_events;
+    w->chain = xmalloc_array((size_t)n + 1, sizeof *w->chain);
+    for (uint32_t e = 0; e < n; e++)
+        w->chain[e] = hb_chain_of(t, m->handlers, e);
+    digraph_build(&w->in, n, m->edges, m->n_edges, DIGRAPH_IN, NULL);
+    w->source = xcalloc((size_t)n + 1, 1); /* read again by another chain */
+    for (uint32_t e = 0; e < n; e++)
+        for (uint32_t k = w->in.start[e]; k < w->in.start[e + 1]; k++)
+            if (w->chain[w->in.adj[k]] != w->chain[e])
+                w->source[w->in.adj[k]] = 1;
+    w->topo = xmalloc_array((size_t)n + 1, sizeof *w->topo);
+    return digraph_topological_order(&w->in, w->topo);
+}
+
+static void free_sweep_graph(wait_sweep *w)
+{
+    free(w->chain);
+    digraph_free(&w->in);
+    free(w->source);
+    free(w->topo);
+}
+
+/* Clocks over the chains of node `node` for the events marked in slot[]
+ * (any value but NONE), which get their place in pool (freed by the
+ * caller, with cur).  0, and nothing allocated, when the node has too
+ * many chains for the current clocks. */
+enum { SWEEP_MAX_CELLS = 1 << 26 }; /* current or stored clocks: 256 MB each */
+
+static int sweep_node(wait_sweep *w, str_id node)
+{
+    const trace *t = w->t;
+    uint32_t n = t->n_events, stored = 0;
+    w->width = 0;
+    for (uint32_t c = 0; c < w->n_chains; c++)
+        w->local[c] = t->threads[thread_of_chain(t, c)].node == node
+                          ? (int32_t)w->width++ : -1;
+    if ((uint64_t)w->n_chains * w->width > SWEEP_MAX_CELLS)
+        return 0; /* many handler chains (floating model): the rule is skipped */
+    for (uint32_t e = 0; e < n; e++)
+        if (w->slot[e] != (uint32_t)NONE || w->source[e])
+            w->slot[e] = stored++;
+    if ((uint64_t)stored * w->width > SWEEP_MAX_CELLS)
+        return 0; /* many sends and receives on many chains: skipped too */
+    w->pool = xmalloc_array((size_t)stored * w->width + 1, sizeof *w->pool);
+    w->cur = xmalloc_array((size_t)w->n_chains * w->width + 1, sizeof *w->cur);
+    memset(w->cur, 0xff, sizeof *w->cur * w->n_chains * w->width);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t e = w->topo[i], c = w->chain[e];
+        if (!w->m->kept[e])
+            continue;
+        int32_t *row = w->cur + (size_t)c * w->width;
+        for (uint32_t k = w->in.start[e]; k < w->in.start[e + 1]; k++) {
+            uint32_t src = w->in.adj[k];
+            if (w->chain[src] == c)
+                continue;
+            const int32_t *from = w->pool + (size_t)w->slot[src] * w->width;
+            for (uint32_t j = 0; j < w->width; j++)
+                if (from[j] > row[j])
+                    row[j] = from[j];
+        }
+        if (w->local[c] >= 0)
+            row[w->local[c]] = (int32_t)t->events[e].pos;
+        if (w->slot[e] != (uint32_t)NONE)
+            memcpy(w->pool + (size_t)w->slot[e] * w->width, row,
+                   sizeof *row * w->width);
+    }
+    return 1;
+}
+
+static int by_descending(const void *x, const void *y)
+{
+    int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
+    return a > b ? -1 : a < b;
+}
+
+enum { WAIT_RULE_MAX_CANDIDATES = 256 }; /* beyond: a sort per wait and chain */
+
+/* The waits of one chain on one object, waits[0 .. n) in program order,
+ * share their candidates (every NOTIFY/NOTIFYALL on the object of another
+ * thread).  The k-th of them and the k-1 before it each follow a
+ * candidate, a different one since a NOTIFY wakes at most one WAIT (k is
+ * 1 when a NOTIFYALL is among them), and each of those precedes the k-th
+ * wait, so none is a candidate that U places after it: at least k of the
+ * k-th wait's `feasible` candidates (those it does not reach) precede it.
+ * An event X that reaches (or is) at least feasible - k + 1 of them
+ * therefore reaches one of those: X precedes the k-th wait in every
+ * solution of Φ.  On each chain C of the node the latest such X is at the
+ * (feasible - k + 1)-th largest of those candidates' clock entries for C;
+ * an edge from it unless U has one already.  (Chains, not threads: in the
+ * floating model a thread's handlers are unordered.)  A solver finds such
+ * an order only by case splits (the pigeonhole principle), the shortcuts
+ * and the scheduler not at all.  With one feasible candidate left, the
+ * edge is that NOTIFY's own: a wait that U places before every other
+ * NOTIFY it might follow. */
+static void wait_group_edges(builder *b, wait_sweep *w, const uint32_t *waits,
+                             uint32_t n)
+{
+    const trace *t = b->t;
+    const wait_info *first = &t->waits[waits[0]];
+    uint32_t all = first->n_notifies, nth = 0;
+    uint32_t *feasible = xmalloc_array((size_t)all + 1, sizeof *feasible);
+    int32_t *vals = xmalloc_array((size_t)all + 1, sizeof *vals);
+    /* per chain of the node: the last position an edge of this group
+     * already comes from (an edge to an earlier wait of the chain holds
+     * for the later ones) */
+    int32_t *added = xmalloc_array((size_t)w->width + 1, sizeof *added);
+    for (uint32_t c = 0; c < w->width; c++)
+        added[c] = -1;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t wait = t->waits[waits[i]].wait, n_feasible = 0;
+        if (!b->m->kept[wait])
+            continue;
+        nth++;
+        const int32_t *own = w->pool + (size_t)w->slot[wait] * w->width;
+        uint32_t lw = (uint32_t)w->local[w->chain[wait]];
+        int any_all = 0;
+        for (uint32_t j = 0; j < all; j++) {
+            uint32_t nt = first->notifies[j];
+            if (w->pool[(size_t)w->slot[nt] * w->width + lw] <
+                (int32_t)t->events[wait].pos) {
+                feasible[n_feasible++] = nt;
+                any_all |= t->events[nt].kind == EV_NOTIFYALL;
+            }
+        }
+        uint32_t k = any_all ? 1 : nth;
+        if (k > n_feasible)
+            break; /* more waits than NOTIFYs: Φ says so already */
+        for (uint32_t c = 0; c < w->n_chains; c++) {
+            int32_t lc = w->local[c];
+            if (lc < 0)
+                continue;
+            for (uint32_t j = 0; j < n_feasible; j++)
+                vals[j] = w->pool[(size_t)w->slot[feasible[j]] * w->width +
+                                  (uint32_t)lc];
+            qsort(vals, n_feasible, sizeof *vals, by_descending);
+            int32_t at = vals[n_feasible - k];
+            if (at > own[lc] && at > added[lc]) {
+                uint32_t x = t->threads[thread_of_chain(t, c)].events[at];
+                add_edge(b, ORIGIN_IMPLIED, x, wait);
+                added[lc] = at;
+            }
+        }
+    }
+    free(added);
+    free(vals);
+    free(feasible);
+}
+
+/* Whether the rule can speak of the group: every candidate kept (a pruned
+ * one is unknown to the model) and not too many. */
+static int wait_group_usable(const builder *b, const wait_info *w)
+{
+    if (w->n_notifies > WAIT_RULE_MAX_CANDIDATES)
+        return 0;
+    for (uint32_t i = 0; i < w->n_notifies; i++)
+        if (!b->m->kept[w->notifies[i]])
+            return 0;
+    return 1;
+}
+
+/* One round of the wait rule over every node with waits; returns whether
+ * an edge was added. */
+static int close_waits(builder *b, const uint32_t *order, uint32_t n_order)
+{
+    const trace *t = b->t;
+    uint32_t before = b->m->n_edges;
+    wait_sweep w = {.t = t, .m = b->m,
+                    .n_chains = hb_chain_count(t, b->m->handlers)};
+    if (!sweep_graph(&w)) {
+        free_sweep_graph(&w);
+        return 0;
+    }
+    w.local = xmalloc_array((size_t)w.n_chains + 1, sizeof *w.local);
+    w.slot = xmalloc_array((size_t)t->n_events + 1, sizeof *w.slot);
+    chain_order o = {t, b->m->handlers};
+    for (uint32_t lo = 0, hi; lo < n_order && !stopped(b); lo = hi) {
+        /* the groups of one node: order is by object, objects per node */
+        str_id node = t->threads[t->events[t->waits[order[lo]].wait].thread].node;
+        for (hi = lo; hi < n_order && t->threads[t->events[t->waits[order[hi]].wait]
+                                                     .thread].node == node; hi++)
+            ;
+        memset(w.slot, 0xff, sizeof *w.slot * t->n_events);
+        for (uint32_t i = lo; i < hi; i++) {
+            const wait_info *wi = &t->waits[order[i]];
+            w.slot[wi->wait] = 0;
+            for (uint32_t j = 0; j < wi->n_notifies; j++)
+                w.slot[wi->notifies[j]] = 0;
+        }
+        if (!sweep_node(&w, node))
+            continue; /* nothing allocated */
+        for (uint32_t g = lo, g_end; g < hi; g = g_end) {
+            uint32_t x0 = t->waits[order[g]].wait;
+            for (g_end = g; g_end < hi; g_end++) {
+                uint32_t x = t->waits[order[g_end]].wait;
+                if (t->events[x].object != t->events[x0].object ||
+                    hb_chain_of(t, o.handlers, x) != hb_chain_of(t, o.handlers, x0))
+                    break;
+            }
+            wait_group_edges(b, &w, order + g, g_end - g);
+        }
+        free(w.pool);
+        free(w.cur);
+    }
+    free(w.local);
+    free(w.slot);
+    free_sweep_graph(&w);
+    return b->m->n_edges > before;
+}
+
+/* Waits with candidates the rule can use, by node, object, chain and
+ * position (a node's objects are its own). */
+static uint32_t *usable_waits(const builder *b, uint32_t *n_out)
+{
+    const trace *t = b->t;
+    uint32_t *order = xmalloc_array((size_t)t->n_waits + 1, sizeof *order), n = 0;
+    for (uint32_t i = 0; i < t->n_waits; i++)
+        if (t->waits[i].n_notifies && wait_group_usable(b, &t->waits[i]))
+            order[n++] = i;
+    chain_order o = {t, b->m->handlers};
+    qsort_r(order, n, sizeof *order, by_node_object_chain_pos, &o);
+    *n_out = n;
+    return order;
+}
+
+/* The edges both rules give, to a fixpoint (a round of each while the
+ * other added some, at most IMPLIED_ROUNDS). */
+enum { IMPLIED_ROUNDS = 4 };
+
+static void implied_edges(builder *b)
+{
+    hb_model *m = b->m;
+    uint32_t n_waits, next = 0;
+    uint32_t *waits = usable_waits(b, &n_waits);
+    lock_closure c = {.budget = 4 * (uint64_t)m->n_kept + 1024};
+    if (m->n_lock_groups)
+        place_sections(b, &c);
+    for (int round = 0; round < IMPLIED_ROUNDS && !stopped(b); round++) {
+        uint32_t before = m->n_edges;
+        if (n_waits)
+            close_waits(b, waits, n_waits);
+        if (m->n_lock_groups)
+            close_locks(b, &c, &next);
+        if (m->n_edges == before || (round > 0 && !n_waits))
+            break;
+    }
+    free_lock_closure(&c);
+    free(waits);
+}
+
+hb_model *hb_model_build(const trace *t, const uint8_t *keep,
+                         handler_model handlers)
+{
+    return hb_model_build_until(t, keep, handlers, NULL);
+}
+
+hb_model *hb_model_build_until(const trace *t, const uint8_t *keep,
+                               handler_model handlers,
+                               const volatile sig_atomic_t *stop)
+{
+    hb_model *m = xcalloc(1, sizeof *m);
+    m->n_events = t->n_events;
+    m->handlers = handlers;
+    m->kept = xmalloc(t->n_events + 1);
+    for (uint32_t e = 0; e < t->n_events; e++) {
+        m->kept[e] = keep ? keep[e] != 0 : 1;
+        m->n_kept += m->kept[e];
+    }
+    m->lock_eager_max = HB_LOCK_EAGER_MAX;
+    builder b = {.m = m, .t = t, .stop = stop};
+    build_constraints(&b);
+    implied_edges(&b);
+    return m;
+}
