@@ -11,8 +11,9 @@
 #   make test       the suite once, on a small sample of random traces and
 #                   without the scale checks (QUICK=1), installing nothing:
 #                   the loop while changing the code
-#   make check      every test, then the suite again under AddressSanitizer and
-#                   UndefinedBehaviorSanitizer, and valgrind on a few traces
+#   make check      every test, then make test's sample again under
+#                   AddressSanitizer and UndefinedBehaviorSanitizer, and
+#                   valgrind on a few traces
 #   make bench      benchmarks/run (writes nothing; see benchmarks/RESULTS.md)
 #   make fuzz       libFuzzer on the loader for FUZZ_SECONDS (default 600)
 #   make agent      bin/spider-agent.jar, the Java agent (traces/agent/; needs
@@ -137,7 +138,7 @@ demo: deps
 	@./bin/spider --atomicity benchmarks/atomicity/hbase-region; \
 	    s=$$?; [ $$s -le 1 ]
 
-# make check builds on every core (its 10-minute budget on 2 cores)
+# make check and make test build on every core
 NPROC := $(shell nproc 2>/dev/null || echo 1)
 
 # what is missing (the z3 command, a JDK) skips the scripts that need it
@@ -151,14 +152,17 @@ check: deps
 	@$(MAKE) --no-print-directory check-sanitized
 	@$(MAKE) --no-print-directory check-valgrind
 
-# The same suite against binaries built with ASan and UBSan (in build-san/
-# and bin-san/); any report fails the run.
+# The suite again against binaries built with ASan and UBSan (in
+# build-san/ and bin-san/), on make test's sample (QUICK=1): the
+# sanitizers look for memory errors and undefined behaviour along every
+# script's paths, the release pass before has checked the answers on the
+# large samples.  Any report fails the run.
 check-sanitized: deps
 	@$(MAKE) --no-print-directory -j$(NPROC) OBJ=build-san CFLAGS="$(SAN_FLAGS)" \
 	    BIN_DIR=bin-san bin-san/spider bin-san/test_trace bin-san/test_prune \
 	    bin-san/test_waits bin-san/test_schedule bin-san/test_graph
 	@echo "== the suite under AddressSanitizer and UndefinedBehaviorSanitizer =="
-	@SANITIZED=1 SPIDER=./bin-san/spider SEEDS=30 JOBS=$(NPROC) \
+	@SANITIZED=1 QUICK=1 SPIDER=./bin-san/spider JOBS=$(NPROC) \
 	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	    LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \

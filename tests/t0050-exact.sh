@@ -54,7 +54,7 @@ python3 tests/differential.py exact --extra=--atomicity --extra=--atomicity-patt
 # t0130 and t0170 compare more).  The default engine decides while it
 # generates (hb_order); --solver=z3 asks Z3 about every candidate.
 MULTIVAR_SEEDS=${MULTIVAR_SEEDS:-$(sized 50 10)}
-[ -n "${SANITIZED:-}" ] && MULTIVAR_SEEDS=20   # the sanitized build is slower
+[ -n "${SANITIZED:-}" ] && MULTIVAR_SEEDS=$(sized 20 10)   # the sanitized build is slower
 set -- benchmarks/multivar/*/ tests/prune/*.log tests/fixtures/*.log
 [ -d "$SHARED" ] && [ -z "${QUICK:-}" ] && set -- "$@" "$SHARED"/*/*.log "$SHARED"/*/*.txt
 # shellcheck disable=SC2046

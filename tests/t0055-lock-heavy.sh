@@ -13,7 +13,7 @@
 # its candidates to Z3 and none undecided.
 . tests/lib.sh
 SEEDS=${LOCK_SEEDS:-$(sized 80 20)}
-[ -n "${SANITIZED:-}" ] && SEEDS=20   # the sanitized build is slower
+[ -n "${SANITIZED:-}" ] && SEEDS=$(sized 20 20)   # the sanitized build is slower
 seed=1
 while [ $seed -le "$SEEDS" ]; do
     ./bin/gen-trace --shape=locks --seed $((5000 + seed)) \

@@ -21,7 +21,7 @@ export REFERENCE_CACHE=tests/tmp/reference-cache
 SEEDS=${SEEDS:-$(sized 50 6)}
 # under the sanitizers 10: the reference's own time does not shrink there
 # (make check's 10-minute budget), and t0050 runs 30 random traces more
-[ -n "${SANITIZED:-}" ] && SEEDS=10
+[ -n "${SANITIZED:-}" ] && SEEDS=$(sized 10 6)
 set -- benchmarks/taxdc/*/ benchmarks/atomicity/*/ tests/prune/*.log tests/fixtures/*.log
 if [ -n "${QUICK:-}" ]; then
     echo "note: QUICK: the shared traces are not compared"
@@ -45,7 +45,7 @@ done
 # open at the end, wait/notify, hand-offs, messages): races and atomicity
 # only.  LOCK_REF_SEEDS=200 reruns the larger sample.
 LOCK_REF_SEEDS=${LOCK_REF_SEEDS:-$(sized 24 4)}
-[ -n "${SANITIZED:-}" ] && LOCK_REF_SEEDS=8
+[ -n "${SANITIZED:-}" ] && LOCK_REF_SEEDS=$(sized 8 4)
 locks=""
 seed=1
 while [ $seed -le "$LOCK_REF_SEEDS" ]; do
@@ -83,7 +83,7 @@ done
 MV=$(echo benchmarks/multivar/*/)
 seed=1
 MV_SEEDS=$(sized 16 2)
-[ -n "${SANITIZED:-}" ] && MV_SEEDS=4   # the sanitized build is slower
+[ -n "${SANITIZED:-}" ] && MV_SEEDS=$(sized 4 2)   # the sanitized build is slower
 while [ $seed -le $MV_SEEDS ]; do
     ./bin/gen-trace --seed $((9500 + seed)) --nodes $((1 + seed % 3)) --steps $((25 + seed % 25)) \
         --correlated=60 --pairs $((1 + seed % 3)) -o "$TMP/c$seed" 2>/dev/null

@@ -11,7 +11,7 @@
 . tests/lib.sh
 command -v z3 >/dev/null || { echo "skip: the z3 command is missing (make deps installs it)"; exit 77; }
 SEEDS=${SEEDS:-$(sized 100 10)}
-[ -n "${SANITIZED:-}" ] && SEEDS=15   # the sanitized build is slower
+[ -n "${SANITIZED:-}" ] && SEEDS=$(sized 15 10)   # the sanitized build is slower
 set -- benchmarks/taxdc/*/ tests/prune/*.log tests/fixtures/*.log tests/witness/*/
 if [ -n "${QUICK:-}" ]; then
     echo "note: QUICK: the shared traces are not checked"
