@@ -9,8 +9,8 @@
 #include "../util/alloc.h"
 
 /* A cycle of unconditional edges, in order; 0 if there is none.  Edges
- * join kept events only (hb_model_restrict()), so an event pruned away
- * is never on it. */
+ * join kept events only (add_edge() asserts it; hb_model_project() keeps
+ * it), so an event pruned away is never on it. */
 static size_t find_cycle(const hb_model *m, uint32_t *events, size_t max)
 {
     digraph in;

@@ -78,6 +78,18 @@ def include_uses(files, units):
     return uses
 
 
+def stale_objects(obj_dir, files):
+    """The sources whose object is missing or older: their calls would go
+    unseen."""
+    out = []
+    for f in files:
+        if f.endswith(".c"):
+            obj = os.path.join(obj_dir, f[:-2] + ".o")
+            if not os.path.exists(obj) or os.path.getmtime(obj) < os.path.getmtime(f):
+                out.append(f)
+    return out
+
+
 def symbol_uses(obj_dir, units, uses):
     """Adds {unit: {used unit: symbols}} from the objects' symbol tables."""
     defined, undefined = {}, {}
@@ -145,7 +157,8 @@ def main():
     if symbol_uses(obj_dir, units, uses) == 0:
         print("not ok: no object files under %s/ (run make first)" % obj_dir)
         return 1
-    problems = []
+    problems = ["%s has no object under %s/ as new as itself (run make): its calls are unseen"
+                % (f, obj_dir) for f in stale_objects(obj_dir, files)]
     for u in units:
         if layer_of(u) is None:
             problems.append("%s is in no layer (add it to LAYERS in %s)" % (u, sys.argv[0]))

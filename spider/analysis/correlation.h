@@ -75,7 +75,6 @@ void correlation_free(correlation *c);
 correlation_ref *correlation_refs(const trace *t, const correlation *c);
 void correlation_refs_free(correlation_ref *refs, size_t n);
 
-
 /* "mined", "given" or "both". */
 const char *correlation_source_name(uint8_t source);
 

@@ -9,12 +9,10 @@
  */
 #include "context.h"
 
-
 #include "../../util/alloc.h"
 
 #include <stdlib.h>
 
-/* The position of an event in its thread's program order. */
 /* What an event acts on, by name (event_ref.object). */
 static char *object_name_dup(const trace *t, const event *ev)
 {
@@ -46,6 +44,7 @@ event_ref event_ref_of(const trace *t, uint32_t e)
         .type = event_kind_name(ev->kind), .index = ev->pos};
 }
 
+/* The position of an event in its thread's program order. */
 static uint32_t pos_of(const trace *t, uint32_t e)
 {
     return t->events[e].pos;

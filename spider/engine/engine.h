@@ -2,7 +2,8 @@
  * engine.h — the decision engine, and how an analysis plugs into it.
  *
  * An analysis (analysis_data.c, analysis_message.c, analysis_atomicity.c)
- * is one `analysis` descriptor in the table of engine.c.  It turns the
+ * is one `analysis` descriptor in the table of spider/analysis/analyses.c,
+ * which hands it to engine_analyse().  It turns the
  * trace into candidates: each candidate is one dynamic instance (up to
  * GROUP_EVENTS events) that holds when every one of its queries (hb_query:
  * a conjunction or disjunction of difference atoms, encode.h) is
