@@ -46,7 +46,7 @@ LIB_SRC = util/alloc.c util/clock.c util/text.c util/graph.c traces/trace_load.c
           spider/report/report.c \
           spider/report/report_text.c spider/report/report_json.c spider/report/report_sarif.c \
           spider/report/report_html.c spider/report/report_shiviz.c \
-          spider/report/kinds.c spider/cli/filter.c spider/cli/suppress.c spider/cli/baseline.c \
+          spider/report/kinds.c spider/cli/filter.c spider/cli/suppress.c spider/report/baseline.c \
           spider/cli/select.c spider/cli/progress.c
 # (no header list: each object depends on the headers it includes, from
 # the .d files -MMD writes)

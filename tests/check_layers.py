@@ -8,7 +8,8 @@ Unit A uses unit B when A includes B's header, or when A's object file
 calls or reads a symbol that B's object file defines (nm).  The check
 fails, naming the files and the symbols or headers, when
 
-  - units use each other in a circle, or
+  - units use each other in a circle, or folders do (spider/'s
+    subfolders each count as one; spider.h is spider/'s own), or
   - a unit uses one of a higher layer than its own (LAYERS below), or
   - a unit is in no layer (a new file: give it one here).
 
@@ -31,7 +32,7 @@ LAYERS = [
     ("engine", ["spider/engine/*"]),
     ("analyses", ["spider/analysis/analysis_*", "spider/analysis/correlation"]),
     ("the list of analyses", ["spider/analysis/analyses"]),
-    ("printers and selection", ["spider/report/report_*", "spider/cli/baseline",
+    ("printers and selection", ["spider/report/report_*", "spider/report/baseline",
                                 "spider/cli/filter", "spider/cli/suppress",
                                 "spider/cli/select", "spider/cli/progress"]),
     ("the command", ["spider/cli/main"]),
@@ -148,6 +149,22 @@ def circles(units, uses):
     return out
 
 
+def folder_of(unit):
+    parts = unit.split("/")
+    return "/".join(parts[:2]) if parts[0] == "spider" and len(parts) > 2 else parts[0]
+
+
+def folder_uses(uses):
+    """{folder: {used folder: {"unit -> unit"}}} between different folders."""
+    out = {}
+    for u, used in uses.items():
+        for v in used:
+            a, b = folder_of(u), folder_of(v)
+            if a != b:
+                out.setdefault(a, {}).setdefault(b, set()).add("%s -> %s" % (u, v))
+    return out
+
+
 def main():
     obj_dir = sys.argv[1] if len(sys.argv) > 1 else "build"
     files = sources()
@@ -173,6 +190,11 @@ def main():
         ties = ["%s -> %s: %s" % (u, v, ", ".join(sorted(uses[u][v])))
                 for u in comp for v in sorted(uses.get(u, {})) if v in comp]
         problems.append("a circle: " + "; ".join(ties))
+    by_folder = folder_uses(uses)
+    for comp in circles(sorted({folder_of(u) for u in units}), by_folder):
+        ties = ["%s -> %s: %s" % (a, b, ", ".join(sorted(by_folder[a][b])))
+                for a in comp for b in sorted(by_folder.get(a, {})) if b in comp]
+        problems.append("a circle of folders: " + "; ".join(ties))
     for p in problems:
         print("not ok: " + p)
     n_uses = sum(len(v) for v in uses.values())

@@ -1,8 +1,9 @@
 # The direction of dependencies (docs/architecture.md): no circle between
 # files, and no file using one of a higher layer, by #include lines and by
 # the symbols each object file uses (tests/check_layers.py).  Then that
-# the check sees a wrong include, a circle, a file in no layer, a call
-# made without an include, and an object older than its source.
+# the check sees a wrong include, a circle of files and one of folders, a
+# file in no layer, a call made without an include, and an object older
+# than its source.
 . tests/lib.sh
 OBJ=${OBJ:-build}
 [ -n "${SANITIZED:-}" ] && OBJ=build-san
@@ -32,6 +33,10 @@ check_copy 'a circle: spider/engine/engine -> spider/engine/engine_pool'
 copy
 printf '/* new */\n' >"$TMP/tree/spider/newfile.c"
 check_copy 'spider/newfile is in no layer'
+# two folders that use each other, though no two files do
+copy
+sed -i '1i #include "../cli/filter.h"' "$TMP/tree/spider/report/kinds.c"
+check_copy 'a circle of folders: .*spider/report -> spider/cli: spider/report/kinds -> spider/cli/filter'
 # a call with no #include (a declaration of its own): seen in the object
 copy
 printf 'void *engine_order(void *run);\nvoid *util_peek(void) { return engine_order(0); }\n' \

@@ -11,7 +11,7 @@
 #ifndef SPIDER_SELECT_H
 #define SPIDER_SELECT_H
 
-#include "baseline.h"
+#include "../report/baseline.h"
 #include "filter.h"
 #include "suppress.h"
 

@@ -16,7 +16,7 @@
 #include "../../util/text.h"
 
 #include "../../util/alloc.h"
-#include "../cli/baseline.h"
+#include "baseline.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
