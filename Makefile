@@ -54,7 +54,7 @@ LIB_OBJ = $(LIB_SRC:%.c=$(OBJ)/%.o)
 
 BINS = bin/spider bin/cyclon-trace bin/json-baseline bin/gen-trace bin/check-smt2
 TEST_BINS = tests/bin/test_trace tests/bin/test_prune tests/bin/test_waits \
-            tests/bin/test_schedule tests/bin/test_graph
+            tests/bin/test_schedule tests/bin/test_graph tests/bin/test_decide
 SAN_FLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
             -fno-sanitize-recover=undefined
 FUZZ_SECONDS ?= 600
@@ -95,7 +95,7 @@ $(OBJ)/%.d: ;
 DEP_FILES = $(patsubst %.c,$(OBJ)/%.d,$(LIB_SRC) spider/cli/main.c \
             benchmarks/cyclon_trace.c benchmarks/json_baseline.c \
             tests/gen_trace.c tests/gen_trace_locks.c tests/check_smt2.c tests/test_trace.c tests/test_prune.c tests/test_waits.c \
-            tests/test_schedule.c tests/test_graph.c)
+            tests/test_schedule.c tests/test_graph.c tests/test_decide.c)
 $(DEP_FILES):
 
 -include $(shell find $(OBJ) -name '*.d' 2>/dev/null)
@@ -160,7 +160,8 @@ check: deps
 check-sanitized: deps
 	@$(MAKE) --no-print-directory -j$(NPROC) OBJ=build-san CFLAGS="$(SAN_FLAGS)" \
 	    BIN_DIR=bin-san bin-san/spider bin-san/test_trace bin-san/test_prune \
-	    bin-san/test_waits bin-san/test_schedule bin-san/test_graph
+	    bin-san/test_waits bin-san/test_schedule bin-san/test_graph \
+	    bin-san/test_decide
 	@echo "== the suite under AddressSanitizer and UndefinedBehaviorSanitizer =="
 	@SANITIZED=1 QUICK=1 SPIDER=./bin-san/spider JOBS=$(NPROC) \
 	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
