@@ -94,19 +94,22 @@ def stale_objects(obj_dir, files):
 def symbol_uses(obj_dir, units, uses):
     """Adds {unit: {used unit: symbols}} from the objects' symbol tables."""
     defined, undefined = {}, {}
-    for unit in units:
-        obj = os.path.join(obj_dir, unit + ".o")
-        if not os.path.exists(obj):
+    unit_of_obj = {os.path.join(obj_dir, u + ".o"): u for u in units}
+    objs = [o for o in unit_of_obj if os.path.exists(o)]
+    if not objs:
+        return 0
+    # one nm for all: "OBJ: NAME TYPE ..." a line
+    p = subprocess.run(["nm", "-A", "-P"] + objs, stdout=subprocess.PIPE, text=True, check=True)
+    for line in p.stdout.splitlines():
+        obj, _, rest = line.partition(": ")
+        parts = rest.split()
+        if obj not in unit_of_obj or len(parts) < 2:
             continue
-        p = subprocess.run(["nm", "-P", obj], stdout=subprocess.PIPE, text=True, check=True)
-        for line in p.stdout.splitlines():
-            parts = line.split()
-            if len(parts) < 2:
-                continue
-            if parts[1] == "U":
-                undefined.setdefault(unit, set()).add(parts[0])
-            elif parts[1] in "TDRBCVW":
-                defined.setdefault(parts[0], unit)
+        unit = unit_of_obj[obj]
+        if parts[1] == "U":
+            undefined.setdefault(unit, set()).add(parts[0])
+        elif parts[1] in "TDRBCVW":
+            defined.setdefault(parts[0], unit)
     for unit, names in undefined.items():
         for n in names:
             owner = defined.get(n)

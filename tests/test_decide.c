@@ -20,7 +20,6 @@
 #include "../spider/engine/engine_shortcut.h"
 #include "test_util.h"
 
-#define MSG(th, type, id) E(th, "\"type\":\"" type "\",\"message\":\"" id "\"")
 
 /* a's write (0) sends m (1) to b, which receives it (2) and writes (3) */
 static const char ordered[] =

@@ -16,7 +16,6 @@
 #include "../spider/engine/engine_schedule.h"
 #include "test_util.h"
 
-#define MSG(th, type, id) E(th, "\"type\":\"" type "\",\"message\":\"" id "\"")
 #define W12(th) ON(th, "W", "v") ON(th, "W", "v") ON(th, "W", "v") \
     ON(th, "W", "v") ON(th, "W", "v") ON(th, "W", "v") ON(th, "W", "v") \
     ON(th, "W", "v") ON(th, "W", "v") ON(th, "W", "v") ON(th, "W", "v") \

@@ -11,6 +11,8 @@
  * field is a variable (R, W, LOCK, WAIT, ...). */
 #define E(th, fields) "{\"thread\":\"" th "\"," fields "}\n"
 #define ON(th, type, var) E(th, "\"type\":\"" type "\",\"variable\":\"" var "\"")
+/* A SND or RCV of thread th of message id. */
+#define MSG(th, type, id) E(th, "\"type\":\"" type "\",\"message\":\"" id "\"")
 
 /* The trace written in `text`, as if read from a file `name`; the test
  * fails if it does not load.  The caller frees it (trace_free()). */

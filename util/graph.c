@@ -6,6 +6,22 @@
 
 #include "alloc.h"
 
+/* The vertex whose row lists edge e, and the one it lists there (both
+ * renumbered by map when there is one). */
+static uint32_t row_end(const digraph_edge *e, digraph_rows rows,
+                        const uint32_t *map)
+{
+    uint32_t v = rows == DIGRAPH_IN ? e->after : e->before;
+    return map ? map[v] : v;
+}
+
+static uint32_t listed_end(const digraph_edge *e, digraph_rows rows,
+                           const uint32_t *map)
+{
+    uint32_t v = rows == DIGRAPH_IN ? e->before : e->after;
+    return map ? map[v] : v;
+}
+
 void digraph_build(digraph *g, uint32_t n, const digraph_edge *edges,
                    size_t n_edges, digraph_rows rows, const uint32_t *map)
 {
@@ -14,24 +30,13 @@ void digraph_build(digraph *g, uint32_t n, const digraph_edge *edges,
     g->n = n;
     g->start = xcalloc((size_t)n + 2, sizeof *g->start);
     g->adj = xmalloc_array(n_edges + 1, sizeof *g->adj);
-    for (size_t i = 0; i < n_edges; i++) {
-        uint32_t row = rows == DIGRAPH_IN ? edges[i].after : edges[i].before;
-        g->start[(map ? map[row] : row) + 2]++;
-    }
+    for (size_t i = 0; i < n_edges; i++)
+        g->start[row_end(&edges[i], rows, map) + 2]++;
     for (uint32_t v = 0; v < n; v++)
         g->start[v + 2] += g->start[v + 1];
-    for (size_t i = 0; i < n_edges; i++) {
-        uint32_t row = edges[i].after, other = edges[i].before;
-        if (rows == DIGRAPH_OUT) {
-            row = edges[i].before;
-            other = edges[i].after;
-        }
-        if (map) {
-            row = map[row];
-            other = map[other];
-        }
-        g->adj[g->start[row + 1]++] = other;
-    }
+    for (size_t i = 0; i < n_edges; i++)
+        g->adj[g->start[row_end(&edges[i], rows, map) + 1]++] =
+            listed_end(&edges[i], rows, map);
 }
 
 void digraph_free(digraph *g)

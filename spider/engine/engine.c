@@ -58,7 +58,6 @@ typedef struct grouper {
 
 struct engine_run {
     const trace *t;
-    const analysis *const *analyses; /* by race_kind */
     hb_model *m;             /* its waits are made when Z3 is first needed */
     const analysis_options *o;
     report *r;
@@ -329,7 +328,7 @@ void engine_count_unsat(engine_run *run, race_kind kind, uint64_t n)
 
 uint32_t engine_group(engine_run *run, race_kind kind, const uint32_t *ev)
 {
-    return group_of(run->g, run->analyses[kind], ev);
+    return group_of(run->g, run->g->analyses[kind], ev);
 }
 
 /* Unless every instance is wanted, a candidate of a group that already
@@ -397,7 +396,7 @@ int engine_skips(const engine_run *run, uint32_t group, uint32_t rank)
 void engine_add(engine_run *run, race_kind kind, const uint32_t *ev,
                 uint32_t rank, int dedupable)
 {
-    const analysis *a = run->analyses[kind];
+    const analysis *a = run->g->analyses[kind];
     assert(run->kinds_mixed || run->n == 0 ||
            run->c[run->n - 1].kind <= kind); /* kind by kind */
     if (run->n >= UINT32_MAX / 2) /* candidate and query ids are 32-bit */
@@ -464,7 +463,7 @@ void *engine_state(const engine_run *run, race_kind kind)
 void engine_count(engine_run *run, race_kind kind, const uint32_t *ev,
                   uint64_t n)
 {
-    uint32_t gi = group_of(run->g, run->analyses[kind], ev);
+    uint32_t gi = group_of(run->g, run->g->analyses[kind], ev);
     offer_instance(run->g, gi, ev, 0, 1);
     run->g->g[gi].count += n;
     run->r->summary.instances[kind] += n;
@@ -478,19 +477,19 @@ int engine_stopped(const engine_run *run)
 /* A candidate's queries (the pool's candidate_queries). */
 static unsigned engine_n_queries(const engine_run *run, uint32_t c)
 {
-    return run->analyses[run->c[c].kind]->n_queries;
+    return run->g->analyses[run->c[c].kind]->n_queries;
 }
 
 static hb_query engine_query(const engine_run *run, uint32_t c, unsigned k)
 {
-    return run->analyses[run->c[c].kind]->query(&run->c[c], k);
+    return run->g->analyses[run->c[c].kind]->query(&run->c[c], k);
 }
 
 static size_t engine_query_id(const engine_run *run, uint32_t c, unsigned k)
 {
     race_kind kind = (race_kind)run->c[c].kind;
-    return run->first_query[kind] +
-           (c - run->first_cand[kind]) * run->analyses[kind]->n_queries + k;
+    size_t per = run->g->analyses[kind]->n_queries;
+    return run->first_query[kind] + (c - run->first_cand[kind]) * per + k;
 }
 
 static unsigned pool_n_queries(const void *run, uint32_t c)
@@ -518,7 +517,7 @@ static void number_queries(engine_run *run)
         run->first_cand[k] = c;
         run->first_query[k] = q;
         c += run->n_of_kind[k];
-        q += run->n_of_kind[k] * run->analyses[k]->n_queries;
+        q += run->n_of_kind[k] * run->g->analyses[k]->n_queries;
     }
     assert(c == run->n);
     run->first_cand[RACE_KINDS] = c;
@@ -532,7 +531,8 @@ static uint32_t candidate_of_query(const engine_run *run, size_t i, unsigned *k)
     int kind = 0;
     while (i >= run->first_query[kind + 1])
         kind++;
-    size_t per = run->analyses[kind]->n_queries, off = i - run->first_query[kind];
+    size_t per = run->g->analyses[kind]->n_queries;
+    size_t off = i - run->first_query[kind];
     *k = (unsigned)(off % per);
     return (uint32_t)(run->first_cand[kind] + off / per);
 }
@@ -800,7 +800,7 @@ static int by_group(const void *x, const void *y, void *ctx)
     if (a->rank != b->rank)
         return a->rank < b->rank ? -1 : 1;
     const group_state *gs = &run->g->g[a->group];
-    const analysis *an = run->analyses[a->kind];
+    const analysis *an = run->g->analyses[a->kind];
     uint32_t ea[GROUP_EVENTS], eb[GROUP_EVENTS];
     orient(run->g, gs, an, a->ev, ea);
     orient(run->g, gs, an, b->ev, eb);
@@ -1189,13 +1189,13 @@ static void count_verdicts(engine_run *run, const hb_answer *verdict)
             s->instances[c->kind]++;
             offer_instance(g, c->group, c->ev, c->rank, 1);
             gs->count++;
-            if (run->analyses[c->kind]->proven)
-                run->analyses[c->kind]->proven(run, c);
+            if (run->g->analyses[c->kind]->proven)
+                run->g->analyses[c->kind]->proven(run, c);
         }
     }
     for (int k = 0; k < RACE_KINDS; k++)
-        if (run->r->summary.enabled[k] && run->analyses[k]->proven_all)
-            run->analyses[k]->proven_all(run);
+        if (run->r->summary.enabled[k] && run->g->analyses[k]->proven_all)
+            run->g->analyses[k]->proven_all(run);
 }
 
 /* --witness: a witness for each group that holds (not for open ones:
@@ -1213,7 +1213,7 @@ static void add_witnesses(engine_run *run, const uint32_t *group_of)
     witness_query alts[MAX_ALTERNATIVES];
     for (size_t i = 0; i < r->n_groups && rc >= 0 && !engine_stopped(run); i++) {
         const group_state *gs = &run->g->g[group_of[i]];
-        const analysis *a = run->analyses[gs->key.kind];
+        const analysis *a = run->g->analyses[gs->key.kind];
         size_t n_alts = 1;
         if (a->witness_queries) {
             n_alts = a->witness_queries(run->t, run->m, gs->inst, alts,
@@ -1242,7 +1242,7 @@ static void build_groups(engine_run *run, const hb_answer *verdict)
     uint32_t *group_of = xmalloc_array(g->n + 1, sizeof *group_of);
     context_finder *cf = context_finder_new(run->t);
     for (uint32_t i = 0; i < g->n; i++) {
-        const analysis *a = run->analyses[g->g[i].key.kind];
+        const analysis *a = run->g->analyses[g->g[i].key.kind];
         if (g->g[i].count) {
             group_of[r->n_groups] = i;
             r->groups[r->n_groups++] = finish_group(run->t, cf, a, &g->g[i]);
@@ -1314,9 +1314,9 @@ static void generate_all(engine_run *run)
     const report_summary *s = &run->r->summary;
     int batched = 0;
     for (int k = 0; k < RACE_KINDS; k++) {
-        if (s->enabled[k] && run->analyses[k]->generate)
-            run->analyses[k]->generate(run);
-        batched |= s->enabled[k] && run->analyses[k]->generate_batch;
+        if (s->enabled[k] && run->g->analyses[k]->generate)
+            run->g->analyses[k]->generate(run);
+        batched |= s->enabled[k] && run->g->analyses[k]->generate_batch;
     }
     hb_order *o = batched ? engine_order(run) : NULL;
     if (o) {
@@ -1324,8 +1324,8 @@ static void generate_all(engine_run *run)
         for (uint32_t b = 0; b < hb_order_n_batches(o) && !engine_stopped(run); b++) {
             int focused = hb_order_focus(o, b);
             for (int k = 0; k < RACE_KINDS; k++)
-                if (s->enabled[k] && run->analyses[k]->generate_batch)
-                    run->analyses[k]->generate_batch(run, b, focused);
+                if (s->enabled[k] && run->g->analyses[k]->generate_batch)
+                    run->g->analyses[k]->generate_batch(run, b, focused);
         }
         /* candidates kind by kind again (number_queries); after a stop
          * nothing is decided and the order does not matter.  With one
@@ -1343,7 +1343,7 @@ report *engine_analyse(const analysis *const *analyses, const trace *t,
 {
     report *r = xcalloc(1, sizeof *r);
     fill_summary(r, t, m, analyses, opts);
-    engine_run run = {.t = t, .analyses = analyses, .m = m, .o = opts, .r = r,
+    engine_run run = {.t = t, .m = m, .o = opts, .r = r,
                       .g = new_grouper(t, analyses)};
     generate_all(&run);
     if (opts->progress)
