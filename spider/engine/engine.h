@@ -27,7 +27,7 @@
 #define SPIDER_ENGINE_H
 
 #include "../spider.h"
-#include "engine_shortcut.h"
+#include "hb_order.h"
 #include "engine_witness.h"
 
 /* One dynamic instance to decide. */
