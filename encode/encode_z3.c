@@ -13,54 +13,24 @@
  * run stops (hb_solver_options.stop), every check answers ANSWER_UNKNOWN
  * instead, whatever the interrupted calls report.
  */
-#include "encode.h"
+#include "encode_z3_internal.h"
 #include "../util/alloc.h"
-#include "../util/clock.h"
 
 #include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <z3.h>
-
-struct hb_solver {
-    Z3_context ctx;
-    Z3_solver solver;
-    Z3_ast *vars;        /* O(e), or NULL for events outside the model */
-    Z3_ast *bools;
-    uint32_t n_vars, n_bools;
-    /* sliced mode: constraints in prefix order, asserted as queries need */
-    const hb_model *model;
-    const uint32_t *unit;
-    uint32_t *order;     /* constraint ids: edges, then n_edges + clause */
-    uint32_t *position;  /* unit each constraint needs, by order index */
-    uint32_t n_constraints, asserted, upto;
-    /* lock groups (encode.h): a group comes in once the units it needs
-     * are asserted (at once, unsliced); then an eager group's clauses are
-     * asserted, and a lazy one's only those a model breaks (check()) */
-    uint32_t *group_order;   /* groups by the unit they need */
-    uint32_t *group_need;    /* that unit, by order index */
-    uint32_t n_groups_in;    /* group_order[0 .. n_groups_in) are in */
-    uint8_t any_lazy_in;     /* one of them is lazy */
-    Z3_error_code code;  /* the first error, or Z3_OK */
-    char error[256];     /* Z3's message for the first error, or "" */
-    /* stopping (hb_solver_options.stop): a ticker interrupts Z3 while
-     * the flag is set, until the solver is freed */
-    const volatile sig_atomic_t *stop;
-    unsigned timeout_ms;
-    ticker *watcher;     /* or NULL */
-};
 
 /* Whether the run asked this solver to stop: every check then answers
  * ANSWER_UNKNOWN, and a Z3 failure is the interruption's doing. */
-static int stopped(const hb_solver *s)
+int solver_stopped(const hb_solver *s)
 {
     return s->stop && *s->stop;
 }
 
 /* Z3's default handler prints and exits the process; this one leaves the
- * error code for failed() to read after the call.  (A handler gets no
+ * error code for solver_failed() to read after the call.  (A handler gets no
  * pointer of ours, so it cannot record the error itself without a global.) */
 static void on_z3_error(Z3_context ctx, Z3_error_code code)
 {
@@ -70,7 +40,7 @@ static void on_z3_error(Z3_context ctx, Z3_error_code code)
 
 /* After a Z3 call: records its error, if any (the first one is kept).
  * True when the solver has failed, by this call or an earlier one. */
-static int failed(hb_solver *s)
+int solver_failed(hb_solver *s)
 {
     if (s->code != Z3_OK)
         return 1;
@@ -94,15 +64,15 @@ static void fail_setup(hb_solver *s, const char *what)
 }
 
 /* Takes a reference to a, the result of the last call; NULL if it failed. */
-static Z3_ast keep_ast(hb_solver *s, Z3_ast a)
+Z3_ast solver_keep_ast(hb_solver *s, Z3_ast a)
 {
-    if (failed(s) || !a)
+    if (solver_failed(s) || !a)
         return NULL;
     Z3_inc_ref(s->ctx, a);
-    return failed(s) ? NULL : a;
+    return solver_failed(s) ? NULL : a;
 }
 
-static void drop_ast(hb_solver *s, Z3_ast a)
+void solver_drop_ast(hb_solver *s, Z3_ast a)
 {
     if (a)
         Z3_dec_ref(s->ctx, a);
@@ -111,16 +81,16 @@ static void drop_ast(hb_solver *s, Z3_ast a)
 /* O(e); NULL if Z3 failed. */
 static Z3_ast var(hb_solver *s, uint32_t e)
 {
-    if (!s->vars[e] && !failed(s)) {
+    if (!s->vars[e] && !solver_failed(s)) {
         char name[24];
         snprintf(name, sizeof name, "e%u", e);
         Z3_symbol sym = Z3_mk_string_symbol(s->ctx, name);
-        if (failed(s))
+        if (solver_failed(s))
             return NULL;
         Z3_sort sort = Z3_mk_int_sort(s->ctx);
-        if (failed(s))
+        if (solver_failed(s))
             return NULL;
-        s->vars[e] = keep_ast(s, Z3_mk_const(s->ctx, sym, sort));
+        s->vars[e] = solver_keep_ast(s, Z3_mk_const(s->ctx, sym, sort));
     }
     return s->vars[e];
 }
@@ -132,7 +102,7 @@ static Z3_ast atom(hb_solver *s, hb_atom_kind kind, uint32_t a, uint32_t b)
     if (!y)
         return NULL;
     Z3_context c = s->ctx;
-    return keep_ast(s, kind == ATOM_LESS      ? Z3_mk_lt(c, x, y)
+    return solver_keep_ast(s, kind == ATOM_LESS      ? Z3_mk_lt(c, x, y)
                      : kind == ATOM_LESS_EQ ? Z3_mk_le(c, x, y)
                                             : Z3_mk_eq(c, x, y));
 }
@@ -144,9 +114,9 @@ static Z3_ast lit(hb_solver *s, const hb_lit *l)
     case LIT_LESS:
         return atom(s, ATOM_LESS, l->a, l->b);
     case LIT_BOOL:
-        return keep_ast(s, s->bools[l->a]);
+        return solver_keep_ast(s, s->bools[l->a]);
     default:
-        return keep_ast(s, Z3_mk_not(s->ctx, s->bools[l->a]));
+        return solver_keep_ast(s, Z3_mk_not(s->ctx, s->bools[l->a]));
     }
 }
 
@@ -160,17 +130,17 @@ static Z3_ast combine(hb_solver *s, int any, uint32_t n, Z3_ast *terms)
         complete &= terms[i] != NULL;
     if (complete && n == 1)
         return terms[0];
-    if (complete && !failed(s))
-        r = keep_ast(s, any ? Z3_mk_or(s->ctx, n, terms)
+    if (complete && !solver_failed(s))
+        r = solver_keep_ast(s, any ? Z3_mk_or(s->ctx, n, terms)
                             : Z3_mk_and(s->ctx, n, terms));
     for (uint32_t i = 0; i < n; i++)
-        drop_ast(s, terms[i]);
+        solver_drop_ast(s, terms[i]);
     return r;
 }
 
 /* Constraint k of m (edge k, or clause k - n_edges) as a kept term; NULL
  * if Z3 failed. */
-static Z3_ast constraint_term(hb_solver *s, const hb_model *m, uint32_t k)
+Z3_ast solver_constraint_term(hb_solver *s, const hb_model *m, uint32_t k)
 {
     if (k < m->n_edges)
         return atom(s, ATOM_LESS, m->edges[k].before, m->edges[k].after);
@@ -178,7 +148,7 @@ static Z3_ast constraint_term(hb_solver *s, const hb_model *m, uint32_t k)
     Z3_ast small[8];
     Z3_ast *args = cl->n <= 8 ? small : xmalloc_array(cl->n, sizeof *args);
     for (uint32_t i = 0; i < cl->n; i++)
-        args[i] = failed(s) ? NULL : lit(s, &m->lits[cl->first + i]);
+        args[i] = solver_failed(s) ? NULL : lit(s, &m->lits[cl->first + i]);
     Z3_ast r = combine(s, 1, cl->n, args);
     if (args != small)
         free(args);
@@ -186,20 +156,20 @@ static Z3_ast constraint_term(hb_solver *s, const hb_model *m, uint32_t k)
 }
 
 /* Asserts a kept term and releases it.  -1 if Z3 failed. */
-static int assert_term(hb_solver *s, Z3_ast t)
+int solver_assert_term(hb_solver *s, Z3_ast t)
 {
     if (!t)
         return -1;
     Z3_solver_assert(s->ctx, s->solver, t);
-    int bad = failed(s);
-    drop_ast(s, t);
+    int bad = solver_failed(s);
+    solver_drop_ast(s, t);
     return bad ? -1 : 0;
 }
 
 static int assert_model(hb_solver *s, const hb_model *m)
 {
     for (uint32_t k = 0; k < m->n_edges + m->n_clauses; k++)
-        if (assert_term(s, constraint_term(s, m, k)) != 0)
+        if (solver_assert_term(s, solver_constraint_term(s, m, k)) != 0)
             return -1;
     return 0;
 }
@@ -213,7 +183,7 @@ static int cmp_u64(const void *x, const void *y)
 /* ---- lock groups ---------------------------------------------------------- */
 
 /* O(l[0]) ∨ O(l[1]), a lock clause, kept; NULL if Z3 failed. */
-static Z3_ast lock_clause_term(hb_solver *s, const hb_lit l[2])
+Z3_ast solver_lock_clause_term(hb_solver *s, const hb_lit l[2])
 {
     Z3_ast args[2];
     args[0] = lit(s, &l[0]);
@@ -221,7 +191,7 @@ static Z3_ast lock_clause_term(hb_solver *s, const hb_lit l[2])
     return combine(s, 1, 2, args);
 }
 
-static int group_is_lazy(const hb_model *m, uint32_t g)
+int solver_group_is_lazy(const hb_model *m, uint32_t g)
 {
     return m->lock_groups[g].n_pairs > m->lock_eager_max;
 }
@@ -232,7 +202,7 @@ static int assert_group(hb_solver *s, uint32_t g)
     hb_lock_pairs it = {.group = g};
     hb_lit l[2];
     while (hb_lock_pairs_next(s->model, &it, l) && it.group == g)
-        if (assert_term(s, lock_clause_term(s, l)) != 0)
+        if (solver_assert_term(s, solver_lock_clause_term(s, l)) != 0)
             return -1;
     return 0;
 }
@@ -245,7 +215,7 @@ static int enter_groups(hb_solver *s, uint32_t u)
     while (s->n_groups_in < m->n_lock_groups &&
            (!s->group_need || s->group_need[s->n_groups_in] <= u)) {
         uint32_t g = s->group_order[s->n_groups_in++];
-        if (group_is_lazy(m, g))
+        if (solver_group_is_lazy(m, g))
             s->any_lazy_in = 1;
         else if (assert_group(s, g) != 0)
             return -1;
@@ -254,7 +224,7 @@ static int enter_groups(hb_solver *s, uint32_t u)
 }
 
 /* Groups in the order they come in: by the unit they need when sliced. */
-static void order_groups(hb_solver *s, const uint32_t *unit)
+void solver_order_groups(hb_solver *s, const uint32_t *unit)
 {
     const hb_model *m = s->model;
     uint32_t n = m->n_lock_groups;
@@ -283,13 +253,13 @@ static int set_param(hb_solver *s, Z3_params p, const char *name, int is_bool,
                      unsigned value)
 {
     Z3_symbol key = Z3_mk_string_symbol(s->ctx, name);
-    if (failed(s))
+    if (solver_failed(s))
         return -1;
     if (is_bool)
         Z3_params_set_bool(s->ctx, p, key, value != 0);
     else
         Z3_params_set_uint(s->ctx, p, key, value);
-    return failed(s) ? -1 : 0;
+    return solver_failed(s) ? -1 : 0;
 }
 
 /* Sets s->solver up; -1 if Z3 failed. */
@@ -298,12 +268,12 @@ static int make_solver(hb_solver *s, solver_tuning tuning, unsigned timeout_ms)
     Z3_context c = s->ctx;
     Z3_solver solver = tuning == TUNING_FAST ? Z3_mk_simple_solver(c)
                                              : Z3_mk_solver(c);
-    if (failed(s) || !solver)
+    if (solver_failed(s) || !solver)
         return -1;
     Z3_solver_inc_ref(c, solver);
     s->solver = solver;
     Z3_params p = Z3_mk_params(c);
-    if (failed(s) || !p)
+    if (solver_failed(s) || !p)
         return -1;
     Z3_params_inc_ref(c, p);
     int rc = tuning == TUNING_FAST ? set_param(s, p, "arith.solver", 0, 1) : 0;
@@ -312,7 +282,7 @@ static int make_solver(hb_solver *s, solver_tuning tuning, unsigned timeout_ms)
         rc = set_param(s, p, "ctrl_c", 1, 0);
     if (rc == 0) {
         Z3_solver_set_params(c, solver, p);
-        rc = failed(s) ? -1 : 0;
+        rc = solver_failed(s) ? -1 : 0;
     }
     Z3_params_dec_ref(c, p);
     /* Z3 adds the later parameters to these */
@@ -324,13 +294,13 @@ int hb_solver_set_timeout(hb_solver *s, unsigned timeout_ms)
     if (!timeout_ms)
         return 0;
     Z3_params p = Z3_mk_params(s->ctx);
-    if (failed(s) || !p)
+    if (solver_failed(s) || !p)
         return -1;
     Z3_params_inc_ref(s->ctx, p);
     int rc = set_param(s, p, "timeout", 0, timeout_ms);
     if (rc == 0) {
         Z3_solver_set_params(s->ctx, s->solver, p);
-        rc = failed(s) ? -1 : 0;
+        rc = solver_failed(s) ? -1 : 0;
     }
     Z3_params_dec_ref(s->ctx, p);
     if (rc == 0)
@@ -344,7 +314,7 @@ int hb_solver_set_timeout(hb_solver *s, unsigned timeout_ms)
 static void interrupt_if_stopped(void *arg)
 {
     hb_solver *s = arg;
-    if (stopped(s))
+    if (solver_stopped(s))
         Z3_interrupt(s->ctx);
 }
 
@@ -352,7 +322,7 @@ static void interrupt_if_stopped(void *arg)
  * solver is then returned, stopped, and answers ANSWER_UNKNOWN). */
 static hb_solver *give_up(hb_solver *s)
 {
-    if (stopped(s))
+    if (solver_stopped(s))
         return s;
     hb_solver_free(s);
     return NULL;
@@ -360,7 +330,7 @@ static hb_solver *give_up(hb_solver *s)
 
 /* A context and solver for m's variables, nothing asserted yet.  NULL if
  * Z3 failed. */
-static hb_solver *solver_shell(const hb_model *m, const hb_solver_options *o)
+hb_solver *solver_shell(const hb_model *m, const hb_solver_options *o)
 {
     assert(!m->waits_deferred); /* hb_model_add_waits() first */
     hb_solver *s = xcalloc(1, sizeof *s);
@@ -392,8 +362,8 @@ static hb_solver *solver_shell(const hb_model *m, const hb_solver_options *o)
         char name[24];
         snprintf(name, sizeof name, "b%u", i);
         Z3_symbol sym = Z3_mk_string_symbol(s->ctx, name);
-        Z3_sort sort = failed(s) ? NULL : Z3_mk_bool_sort(s->ctx);
-        s->bools[i] = failed(s) ? NULL : keep_ast(s, Z3_mk_const(s->ctx, sym, sort));
+        Z3_sort sort = solver_failed(s) ? NULL : Z3_mk_bool_sort(s->ctx);
+        s->bools[i] = solver_failed(s) ? NULL : solver_keep_ast(s, Z3_mk_const(s->ctx, sym, sort));
         s->n_bools = i + 1;
         if (!s->bools[i])
             return give_up(s);
@@ -404,16 +374,16 @@ static hb_solver *solver_shell(const hb_model *m, const hb_solver_options *o)
 hb_solver *hb_solver_new(const hb_model *m, const hb_solver_options *o)
 {
     hb_solver *s = solver_shell(m, o);
-    if (!s || stopped(s))
+    if (!s || solver_stopped(s))
         return s;
     s->model = m;
-    order_groups(s, NULL);
+    solver_order_groups(s, NULL);
     if (assert_model(s, m) != 0 || enter_groups(s, UINT32_MAX) != 0)
         return give_up(s);
     /* Solving Φ alone once first makes every later query several times
      * faster: the engine keeps what it learnt about Φ across push/pop. */
     Z3_solver_check(s->ctx, s->solver);
-    if (failed(s))
+    if (solver_failed(s))
         return give_up(s);
     return s;
 }
@@ -442,11 +412,11 @@ hb_solver *hb_solver_new_sliced(const hb_model *m, const uint32_t *unit,
                                 const hb_solver_options *o)
 {
     hb_solver *s = solver_shell(m, o);
-    if (!s || stopped(s))
+    if (!s || solver_stopped(s))
         return s;
     s->model = m;
     s->unit = unit;
-    order_groups(s, unit);
+    solver_order_groups(s, unit);
     s->n_constraints = m->n_edges + m->n_clauses;
     /* counting sort of the constraints by the unit they need */
     uint32_t max_unit = 0;
@@ -478,7 +448,7 @@ hb_solver *hb_solver_new_sliced(const hb_model *m, const uint32_t *unit,
 static int extend(hb_solver *s, uint32_t u)
 {
     while (s->asserted < s->n_constraints && s->position[s->asserted] <= u)
-        if (assert_term(s, constraint_term(s, s->model,
+        if (solver_assert_term(s, solver_constraint_term(s, s->model,
                                            s->order[s->asserted++])) != 0)
             return -1;
     return enter_groups(s, u);
@@ -502,7 +472,7 @@ static Z3_ast query_term(hb_solver *s, const hb_query *q)
         return NULL;
     }
     for (uint32_t k = 0; k < n; k++)
-        atoms[k] = failed(s) ? NULL
+        atoms[k] = solver_failed(s) ? NULL
                  : atom(s, (hb_atom_kind)q->atoms[k].kind,
                         q->ev[q->atoms[k].i], q->ev[q->atoms[k].j]);
     return combine(s, q->any, n, atoms);
@@ -515,14 +485,14 @@ static int value_of(hb_solver *s, Z3_model model, uint32_t e, int64_t *out)
     if (!x)
         return -1;
     Z3_ast val = NULL;
-    if (!Z3_model_eval(s->ctx, model, x, true, &val) || failed(s) || !val) {
+    if (!Z3_model_eval(s->ctx, model, x, true, &val) || solver_failed(s) || !val) {
         fail_setup(s, "Z3 could not evaluate an event in its model");
         return -1;
     }
     Z3_inc_ref(s->ctx, val);
     int ok = Z3_get_numeral_int64(s->ctx, val, out);
     Z3_dec_ref(s->ctx, val);
-    if (failed(s) || !ok) {
+    if (solver_failed(s) || !ok) {
         fail_setup(s, "a value of Z3's model does not fit in 64 bits");
         return -1;
     }
@@ -534,7 +504,7 @@ static int value_of(hb_solver *s, Z3_model model, uint32_t e, int64_t *out)
 static Z3_model last_model(hb_solver *s)
 {
     Z3_model model = Z3_solver_get_model(s->ctx, s->solver);
-    if (failed(s))
+    if (solver_failed(s))
         return NULL;
     if (!model) {
         fail_setup(s, "Z3 gave no model for a satisfiable check");
@@ -555,18 +525,8 @@ static int read_values(hb_solver *s, const uint32_t *events, size_t n,
     for (size_t i = 0; i < n && rc == 0; i++)
         rc = value_of(s, model, events[i], &values[i]);
     Z3_model_dec_ref(s->ctx, model);
-    return failed(s) ? -1 : rc;
+    return solver_failed(s) ? -1 : rc;
 }
-
-/* Clauses of lazy lock groups that a model breaks. */
-typedef struct lemma {
-    hb_lit l[2];
-} lemma;
-
-typedef struct lemma_list {
-    lemma *v;
-    uint32_t n, cap;
-} lemma_list;
 
 /* A section of a lazy group with its values in a model. */
 typedef struct valued_section {
@@ -580,7 +540,7 @@ static int by_acquire_value(const void *p, const void *q)
     return a->acquire < b->acquire ? -1 : a->acquire > b->acquire;
 }
 
-static void add_lemma_lits(lemma_list *out, const hb_lit l[2])
+void lemma_add_lits(lemma_list *out, const hb_lit l[2])
 {
     ALLOC_GROW(out->v, out->n + 1, out->cap);
     out->v[out->n++] = (lemma){{l[0], l[1]}};
@@ -591,7 +551,7 @@ static void add_lemma(lemma_list *out, const lock_section *x,
 {
     hb_lit l[2];
     hb_lock_clause(x, y, l);
-    add_lemma_lits(out, l);
+    lemma_add_lits(out, l);
 }
 
 /* Whether the model orders x and y as the lock asks. */
@@ -639,7 +599,7 @@ static void find_broken(const valued_section *v, uint32_t n, lemma_list *out)
 
 /* The clauses of the lazy groups in scope that the solver's last model
  * breaks, into out.  -1 if Z3 failed. */
-static int broken_lock_clauses(hb_solver *s, lemma_list *out)
+int solver_broken_lock_clauses(hb_solver *s, lemma_list *out)
 {
     const hb_model *m = s->model;
     Z3_model model = last_model(s);
@@ -650,7 +610,7 @@ static int broken_lock_clauses(hb_solver *s, lemma_list *out)
     int rc = 0;
     for (uint32_t k = 0; k < s->n_groups_in && rc == 0; k++) {
         uint32_t g = s->group_order[k];
-        if (!group_is_lazy(m, g))
+        if (!solver_group_is_lazy(m, g))
             continue;
         const hb_lock_group *gr = &m->lock_groups[g];
         ALLOC_GROW(v, gr->n, cap);
@@ -668,7 +628,7 @@ static int broken_lock_clauses(hb_solver *s, lemma_list *out)
     }
     free(v);
     Z3_model_dec_ref(s->ctx, model);
-    return failed(s) ? -1 : rc;
+    return solver_failed(s) ? -1 : rc;
 }
 
 /* Checks Φ (∧ q, between a push and a pop, when q is not NULL), and when
@@ -676,7 +636,7 @@ static int broken_lock_clauses(hb_solver *s, lemma_list *out)
  * group's clauses are not all asserted: while a model breaks some, they
  * are asserted for good (after the pop) and the check is made again —
  * unless the run stops or the rounds have used up the timeout (UNKNOWN). */
-static hb_answer check(hb_solver *s, const hb_query *q, const uint32_t *events,
+hb_answer solver_check(hb_solver *s, const hb_query *q, const uint32_t *events,
                        size_t n, int64_t *values)
 {
     Z3_context c = s->ctx;
@@ -684,34 +644,34 @@ static hb_answer check(hb_solver *s, const hb_query *q, const uint32_t *events,
     hb_answer a = ANSWER_ERROR;
     double start = s->timeout_ms ? clock_seconds() : 0;
     for (unsigned round = 0;; round++) {
-        if (stopped(s) || (round && s->timeout_ms &&
+        if (solver_stopped(s) || (round && s->timeout_ms &&
                            clock_seconds() - start >= s->timeout_ms / 1e3)) {
             a = ANSWER_UNKNOWN;
             break;
         }
         if (q) {
             Z3_solver_push(c, s->solver);
-            if (failed(s) || assert_term(s, query_term(s, q)) != 0)
+            if (solver_failed(s) || solver_assert_term(s, query_term(s, q)) != 0)
                 break;
         }
         Z3_lbool r = Z3_solver_check(c, s->solver);
-        if (failed(s))
+        if (solver_failed(s))
             break;
         broken.n = 0;
         if (r == Z3_L_TRUE && s->any_lazy_in &&
-            broken_lock_clauses(s, &broken) != 0)
+            solver_broken_lock_clauses(s, &broken) != 0)
             break;
         if (r == Z3_L_TRUE && !broken.n && n &&
             read_values(s, events, n, values) != 0)
             break;
         if (q) {
             Z3_solver_pop(c, s->solver, 1);
-            if (failed(s))
+            if (solver_failed(s))
                 break;
         }
         int bad = 0;
         for (uint32_t i = 0; i < broken.n && !bad; i++)
-            bad = assert_term(s, lock_clause_term(s, broken.v[i].l)) != 0;
+            bad = solver_assert_term(s, solver_lock_clause_term(s, broken.v[i].l)) != 0;
         if (bad)
             break;
         if (!broken.n) {
@@ -720,23 +680,23 @@ static hb_answer check(hb_solver *s, const hb_query *q, const uint32_t *events,
         }
     }
     free(broken.v);
-    return a == ANSWER_ERROR && stopped(s) ? ANSWER_UNKNOWN : a;
+    return a == ANSWER_ERROR && solver_stopped(s) ? ANSWER_UNKNOWN : a;
 }
 
 hb_answer hb_solver_check_model(hb_solver *s)
 {
-    if (stopped(s))
+    if (solver_stopped(s))
         return ANSWER_UNKNOWN;
-    if (failed(s))
+    if (solver_failed(s))
         return ANSWER_ERROR;
-    return check(s, NULL, NULL, 0, NULL);
+    return solver_check(s, NULL, NULL, 0, NULL);
 }
 
 hb_answer hb_solver_check(hb_solver *s, const hb_query *q)
 {
-    if (stopped(s))
+    if (solver_stopped(s))
         return ANSWER_UNKNOWN;
-    if (failed(s))
+    if (solver_failed(s))
         return ANSWER_ERROR;
     if (s->unit) {
         uint32_t u = 0;
@@ -744,21 +704,21 @@ hb_answer hb_solver_check(hb_solver *s, const hb_query *q)
             if (s->unit[q->ev[i]] > u)
                 u = s->unit[q->ev[i]];
         if (extend(s, u) != 0)
-            return stopped(s) ? ANSWER_UNKNOWN : ANSWER_ERROR;
+            return solver_stopped(s) ? ANSWER_UNKNOWN : ANSWER_ERROR;
     }
-    return check(s, q, NULL, 0, NULL);
+    return solver_check(s, q, NULL, 0, NULL);
 }
 
 hb_answer hb_solver_check_values(hb_solver *s, const hb_query *q,
                                  const uint32_t *events, size_t n,
                                  int64_t *values)
 {
-    if (stopped(s))
+    if (solver_stopped(s))
         return ANSWER_UNKNOWN;
-    if (failed(s) || s->unit) /* a sliced solver's model leaves out
+    if (solver_failed(s) || s->unit) /* a sliced solver's model leaves out
                                  constraints: its values prove nothing */
         return ANSWER_ERROR;
-    return check(s, q, events, n, values);
+    return solver_check(s, q, events, n, values);
 }
 
 const char *hb_solver_error(const hb_solver *s)
@@ -779,9 +739,9 @@ void hb_solver_free(hb_solver *s)
      * is near (the failure is an error). */
     if (s->ctx && s->code != Z3_MEMOUT_FAIL) {
         for (uint32_t i = 0; i < s->n_vars; i++)
-            drop_ast(s, s->vars[i]);
+            solver_drop_ast(s, s->vars[i]);
         for (uint32_t i = 0; i < s->n_bools; i++)
-            drop_ast(s, s->bools[i]);
+            solver_drop_ast(s, s->bools[i]);
         if (s->solver)
             Z3_solver_dec_ref(s->ctx, s->solver);
         Z3_del_context(s->ctx);
@@ -836,173 +796,4 @@ int hb_z3_global_param(const char *name_value, char *err, size_t err_len)
     }
     free(name);
     return rc;
-}
-
-/* ---- explaining an unsatisfiable Φ ------------------------------------------ */
-
-static size_t add_event_once(uint32_t *events, size_t n, size_t max, uint32_t e)
-{
-    for (size_t i = 0; i < n; i++)
-        if (events[i] == e)
-            return n;
-    if (n < max)
-        events[n++] = e;
-    return n;
-}
-
-/* The events of the constraint whose guard is the core's i-th element;
- * returns the new count, or -1 if Z3 failed. */
-static long core_constraint(hb_solver *s, const hb_model *m,
-                            const lemma_list *locks, Z3_ast_vector core,
-                            unsigned i, uint32_t *events, size_t found,
-                            size_t max)
-{
-    Z3_context c = s->ctx;
-    Z3_ast g = Z3_ast_vector_get(c, core, i);
-    Z3_app app = failed(s) ? NULL : Z3_to_app(c, g);
-    Z3_func_decl d = failed(s) ? NULL : Z3_get_app_decl(c, app);
-    Z3_symbol sym = failed(s) ? NULL : Z3_get_decl_name(c, d);
-    Z3_string name = failed(s) ? NULL : Z3_get_symbol_string(c, sym);
-    if (failed(s) || !name || name[0] != 'c')
-        return -1;
-    uint32_t k = (uint32_t)strtoul(name + 1, NULL, 10);
-    if (k >= m->n_edges + m->n_clauses + locks->n)
-        return -1;
-    if (k >= m->n_edges + m->n_clauses) {
-        const hb_lit *l = locks->v[k - m->n_edges - m->n_clauses].l;
-        for (int j = 0; j < 2; j++) {
-            found = add_event_once(events, found, max, l[j].a);
-            found = add_event_once(events, found, max, l[j].b);
-        }
-        return (long)found;
-    }
-    if (k < m->n_edges) {
-        found = add_event_once(events, found, max, m->edges[k].before);
-        return (long)add_event_once(events, found, max, m->edges[k].after);
-    }
-    const hb_clause *cl = &m->clauses[k - m->n_edges];
-    for (uint32_t j = 0; j < cl->n; j++) {
-        const hb_lit *l = &m->lits[cl->first + j];
-        uint32_t a = l->kind == LIT_LESS ? l->a : m->choices[l->a].notify;
-        uint32_t b = l->kind == LIT_LESS ? l->b
-                                         : hb_choice_event(&m->choices[l->a]);
-        found = add_event_once(events, found, max, a);
-        found = add_event_once(events, found, max, b);
-    }
-    return (long)found;
-}
-
-/* Guards for the explanation's constraints (edges, clauses, then the lock
- * clauses of locks): guard k is the Boolean "ck", and guard_k => k is
- * asserted, so an unsatisfiable core names the constraints it needs. */
-typedef struct guard_list {
-    Z3_ast *v;
-    uint32_t n, cap;
-} guard_list;
-
-/* Guards constraints g->n .. n_edges + n_clauses + locks->n.  -1 if Z3
- * failed. */
-static int guard_constraints(hb_solver *s, const lemma_list *locks,
-                             guard_list *g)
-{
-    const hb_model *m = s->model;
-    Z3_context c = s->ctx;
-    uint32_t to = m->n_edges + m->n_clauses + locks->n;
-    ALLOC_GROW(g->v, to, g->cap);
-    for (; g->n < to; g->n++) {
-        uint32_t k = g->n;
-        char name[24];
-        snprintf(name, sizeof name, "c%u", k);
-        Z3_symbol sym = Z3_mk_string_symbol(c, name);
-        Z3_sort sort = failed(s) ? NULL : Z3_mk_bool_sort(c);
-        g->v[k] = failed(s) ? NULL : keep_ast(s, Z3_mk_const(c, sym, sort));
-        if (!g->v[k])
-            return -1;
-        Z3_ast body = k < m->n_edges + m->n_clauses
-                          ? constraint_term(s, m, k)
-                          : lock_clause_term(s, locks->v[k - m->n_edges -
-                                                        m->n_clauses].l);
-        Z3_ast implies = body ? keep_ast(s, Z3_mk_implies(c, g->v[k], body))
-                              : NULL;
-        drop_ast(s, body);
-        if (assert_term(s, implies) != 0) {
-            g->n++; /* its guard is kept: released with the others */
-            return -1;
-        }
-    }
-    return 0;
-}
-
-/* The events named by the core of the last (unsatisfiable) check. */
-static size_t events_of_core(hb_solver *s, const lemma_list *locks,
-                             uint32_t *events, size_t max)
-{
-    Z3_context c = s->ctx;
-    size_t found = 0;
-    Z3_ast_vector core = Z3_solver_get_unsat_core(c, s->solver);
-    if (failed(s) || !core)
-        return 0;
-    Z3_ast_vector_inc_ref(c, core);
-    unsigned size = Z3_ast_vector_size(c, core);
-    for (unsigned i = 0; i < size && !failed(s); i++) {
-        long f = core_constraint(s, s->model, locks, core, i, events, found,
-                                 max);
-        if (f < 0)
-            break;
-        found = (size_t)f;
-    }
-    Z3_ast_vector_dec_ref(c, core);
-    return found;
-}
-
-/* The events of an unsatisfiable core of Φ, from Z3 (none if Z3 fails or
- * the run stops: the explanation is then only shorter).  Eager lock
- * groups' clauses are guarded from the start; a lazy group's come in as
- * models break them (as in check()). */
-size_t hb_model_core_events(const hb_model *m, uint32_t *events, size_t max,
-                            const volatile sig_atomic_t *stop)
-{
-    hb_solver_options o = {.tuning = TUNING_FAST, .stop = stop};
-    hb_solver *s = solver_shell(m, &o);
-    if (!s || stopped(s)) {
-        hb_solver_free(s);
-        return 0;
-    }
-    s->model = m;
-    order_groups(s, NULL);
-    s->n_groups_in = m->n_lock_groups; /* broken_lock_clauses' scope */
-    lemma_list locks = {0};
-    for (uint32_t g = 0; g < m->n_lock_groups; g++) {
-        hb_lock_pairs it = {.group = g};
-        hb_lit l[2];
-        if (group_is_lazy(m, g))
-            s->any_lazy_in = 1;
-        while (!group_is_lazy(m, g) && hb_lock_pairs_next(m, &it, l) &&
-               it.group == g)
-            add_lemma_lits(&locks, l);
-    }
-    guard_list guards = {0};
-    size_t found = 0;
-    int ok = guard_constraints(s, &locks, &guards) == 0;
-    while (ok && !stopped(s)) {
-        Z3_lbool r = Z3_solver_check_assumptions(s->ctx, s->solver, guards.n,
-                                                 guards.v);
-        if (failed(s))
-            break;
-        if (r == Z3_L_FALSE) {
-            found = events_of_core(s, &locks, events, max);
-            break;
-        }
-        uint32_t before = locks.n;
-        if (r != Z3_L_TRUE || !s->any_lazy_in ||
-            broken_lock_clauses(s, &locks) != 0 || locks.n == before)
-            break; /* satisfiable after all: nothing to explain */
-        ok = guard_constraints(s, &locks, &guards) == 0;
-    }
-    for (uint32_t k = 0; k < guards.n; k++)
-        drop_ast(s, guards.v[k]);
-    free(guards.v);
-    free(locks.v);
-    hb_solver_free(s);
-    return found;
 }

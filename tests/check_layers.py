@@ -11,7 +11,9 @@ fails, naming the files and the symbols or headers, when
   - units use each other in a circle, or folders do (spider/'s
     subfolders each count as one; spider.h is spider/'s own), or
   - a unit uses one of a higher layer than its own (LAYERS below), or
-  - a unit is in no layer (a new file: give it one here).
+  - a unit is in no layer (a new file: give it one here), or
+  - an analysis uses an engine unit beside the analysis API (ANALYSIS_API:
+    engine.h and what it includes).
 
 Usage: tests/check_layers.py [OBJ_DIR]   (default build/, after make)
 """
@@ -20,6 +22,13 @@ import os
 import re
 import subprocess
 import sys
+
+# What an analysis may use of the engine: the analysis API (engine.h,
+# with the descriptor of analysis.h and the order of hb_order.h) and
+# nothing else of it, so that the engine's insides can change under the
+# analyses.
+ANALYSES = ["spider/analysis/analysis_*", "spider/analysis/correlation"]
+ANALYSIS_API = ["spider/engine/engine", "spider/engine/analysis", "spider/engine/hb_order"]
 
 # Lowest first; a unit may use its own layer (without a circle) and those
 # below it.  Patterns name units: a path without .c/.h.
@@ -30,7 +39,7 @@ LAYERS = [
     ("prune", ["prune/*"]),
     ("report model", ["spider/spider", "spider/report/report", "spider/report/kinds"]),
     ("engine", ["spider/engine/*"]),
-    ("analyses", ["spider/analysis/analysis_*", "spider/analysis/correlation"]),
+    ("analyses", ANALYSES),
     ("the list of analyses", ["spider/analysis/analyses"]),
     ("printers and selection", ["spider/report/report_*", "spider/report/baseline",
                                 "spider/cli/filter", "spider/cli/suppress",
@@ -168,6 +177,19 @@ def folder_uses(uses):
     return out
 
 
+def beside_the_api(units, uses):
+    """An analysis that uses an engine unit outside the analysis API."""
+    out = []
+    for u in units:
+        if not any(fnmatch.fnmatchcase(u, p) for p in ANALYSES):
+            continue
+        for v, why in sorted(uses.get(u, {}).items()):
+            if v.startswith("spider/engine/") and v not in ANALYSIS_API:
+                out.append("%s (an analysis) uses %s, not the analysis API (engine.h): %s"
+                           % (u, v, ", ".join(sorted(why))))
+    return out
+
+
 def main():
     obj_dir = sys.argv[1] if len(sys.argv) > 1 else "build"
     files = sources()
@@ -189,6 +211,7 @@ def main():
             if lu is not None and lv is not None and lv > lu:
                 problems.append("%s (%s) uses %s (%s, a higher layer): %s"
                                 % (u, LAYERS[lu][0], v, LAYERS[lv][0], ", ".join(sorted(why))))
+    problems += beside_the_api(units, uses)
     for comp in circles(units, uses):
         ties = ["%s -> %s: %s" % (u, v, ", ".join(sorted(uses[u][v])))
                 for u in comp for v in sorted(uses.get(u, {})) if v in comp]

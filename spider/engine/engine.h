@@ -1,93 +1,40 @@
 /*
- * engine.h — the decision engine, and how an analysis plugs into it.
+ * engine.h — the analysis API: what an analysis calls while it generates
+ * (engine.c), with the descriptor it fills in (analysis.h) and the
+ * happens-before order it may ask (hb_order.h).  An analysis includes
+ * this header and no other of the engine's.
  *
- * An analysis (analysis_data.c, analysis_message.c, analysis_atomicity.c)
- * is one `analysis` descriptor in the table of spider/analysis/analyses.c,
- * which hands it to engine_analyse().  It turns the
- * trace into candidates: each candidate is one dynamic instance (up to
- * GROUP_EVENTS events) that holds when every one of its queries (hb_query:
- * a conjunction or disjunction of difference atoms, encode.h) is
- * satisfiable with Φ.  The engine decides them all the same way:
+ * An analysis (analysis_data.c, analysis_message.c, analysis_atomicity.c,
+ * ...) is one `analysis` descriptor in the table of
+ * spider/analysis/analyses.c, which hands it to engine_analyse()
+ * (engine_analyse.h).  It turns the trace into candidates: each candidate
+ * is one dynamic instance (up to GROUP_EVENTS events) that holds when
+ * every one of its queries (hb_query: a conjunction or disjunction of
+ * difference atoms, encode.h) is satisfiable with Φ.  The engine decides
+ * them all the same way (engine_decide.c):
  *
  *   exact shortcuts (engine_shortcut.c: vector clocks over the
  *   unconditional graph U and an observed-order witness graph R, and lock
  *   exclusion), then Z3 for the rest (engine_pool.c: a pool of worker
  *   threads, each with its own Z3 context)
  *
- * and groups the instances that hold by location (engine.c), keeping a
- * count and one instance per group.  Nothing in the engine knows a kind of
- * bug.
+ * and groups the instances that hold by location (engine_group.c),
+ * keeping a count and one instance per group.  Nothing in the engine
+ * knows a kind of bug.
  *
  * Ownership: the engine owns candidates and groups; an analysis only adds
  * to them through engine_add(), engine_record*() and engine_count().
- * Allocation failure
- * ends the run (util/alloc.h).
+ * Allocation failure ends the run (util/alloc.h).
  */
 #ifndef SPIDER_ENGINE_H
 #define SPIDER_ENGINE_H
 
 #include "../spider.h"
+#include "analysis.h"
 #include "hb_order.h"
-#include "engine_witness.h"
-
-/* One dynamic instance to decide. */
-typedef struct candidate {
-    uint32_t ev[GROUP_EVENTS];       /* the instance, in its kind's order */
-    uint32_t group;                  /* engine.c's group index */
-    uint32_t rank;                   /* lower first within a group (gap) */
-    uint8_t kind;                    /* race_kind */
-    uint8_t dedupable;               /* may go unasked once its group holds */
-} candidate;
-
-typedef struct engine_run engine_run;
-
-/* An analysis.  `generate` adds candidates (and may count instances that
- * need no query); `query` gives the k-th query of a candidate; `proven`,
- * when set, is called for every candidate (engine_add) that holds, in
- * candidate order — not for instances an analysis counts itself
- * (engine_record, engine_record_sat): it must note those on its own — and
- * `proven_all`, when set, once after the last of them (message races
- * derive handler races there). */
-typedef struct analysis {
-    race_kind kind;
-    uint8_t n_queries;               /* per candidate: 1 or 2 */
-    uint8_t n_located;               /* leading events that name the group */
-    uint8_t n_shown;                 /* events of the instance shown */
-    uint8_t ranked;                  /* rank = gap: shown, and sorted by */
-    uint8_t symmetric;               /* the group is the unordered pair of
-                                        ev[0], ev[1] (with ev[2], ev[3]
-                                        swapped along) */
-    int (*enabled)(const analysis_options *o);
-    void (*generate)(engine_run *run);
-    /* when set: what `generate` left for the nodes of one batch of
-     * engine_order(), called batch by batch after every `generate`, the
-     * batch focused once for all analyses (a sweep reads the whole
-     * trace); focused 0 when the batch is too wide for the sweeps (list
-     * its candidates).  Candidates may then come in any order of kinds. */
-    void (*generate_batch)(engine_run *run, uint32_t batch, int focused);
-    hb_query (*query)(const candidate *c, unsigned k);
-    void (*proven)(engine_run *run, const candidate *c);
-    void (*proven_all)(engine_run *run);
-    /* when set: fills what the kind shows beyond locations, node and first
-     * variable (pattern, variable_y) from the shown instance */
-    void (*describe)(const trace *t, const uint32_t *instance,
-                     race_group *g);
-    /* when set: the queries (alternatives, at most max, into out) whose
-     * solutions show the shown instance (--witness); NULL: its candidate's
-     * first query.  Returns how many. */
-    size_t (*witness_queries)(const trace *t, const hb_model *m,
-                              const uint32_t *instance,
-                              witness_query *out, size_t max);
-} analysis;
 
 extern const analysis analysis_data, analysis_message, analysis_handler,
     analysis_atomicity, analysis_multivar;
-
-/* analyse() (spider.h) with the analyses given, by race_kind
- * (spider/analysis/analyses.c lists them). */
-report *engine_analyse(const analysis *const *analyses, const trace *t,
-                       hb_model *m, const analysis_options *opts, char *err,
-                       size_t err_len);
 
 /* What an analysis may read while it generates. */
 const trace *engine_trace(const engine_run *run);

@@ -1,0 +1,35 @@
+/*
+ * engine_internal.h — the run the analyses add to (engine.c), as
+ * engine_decide.c and engine_analyse.c read it.
+ */
+#ifndef SPIDER_ENGINE_INTERNAL_H
+#define SPIDER_ENGINE_INTERNAL_H
+
+#include "engine.h"
+#include "engine_group.h"
+
+struct engine_run {
+    const trace *t;
+    hb_model *m;             /* its waits are made when Z3 is first needed */
+    const analysis_options *o;
+    report *r;
+    grouper *g;
+    candidate *c;
+    size_t n, cap;
+    /* candidates come kind by kind (each analysis adds its own, in kind
+     * order): kind k's are [first_cand[k], first_cand[k+1]), its queries
+     * from first_query[k] on, n_queries of its kind each */
+    size_t first_cand[RACE_KINDS + 1], first_query[RACE_KINDS + 1];
+    size_t n_queries;
+    hb_order *order;         /* engine_order(): made when first asked for */
+    int order_made;
+    int kinds_mixed;         /* generate_batch ran: sort by kind */
+    int kinds_unsorted;      /* some candidate's kind is below the one's
+                                before it (engine_add) */
+    size_t n_of_kind[RACE_KINDS]; /* candidates of c[] by kind */
+    void *state[RACE_KINDS]; /* each analysis's own, freed by state_free */
+    void (*state_free[RACE_KINDS])(void *);
+    uint64_t found_unposted; /* candidates not yet in the progress line */
+};
+
+#endif
