@@ -94,7 +94,8 @@ $(OBJ)/%.d: ;
 # named, so that a missing one is not an intermediate file to ignore
 DEP_FILES = $(patsubst %.c,$(OBJ)/%.d,$(LIB_SRC) spider/cli/main.c \
             benchmarks/cyclon_trace.c benchmarks/json_baseline.c \
-            tests/gen_trace.c tests/gen_trace_locks.c tests/check_smt2.c tests/test_trace.c tests/test_prune.c tests/test_waits.c \
+            tests/gen_trace.c tests/gen_trace_rng.c tests/gen_trace_sim.c \
+            tests/gen_trace_out.c tests/gen_trace_locks.c tests/check_smt2.c tests/test_trace.c tests/test_prune.c tests/test_waits.c \
             tests/test_schedule.c tests/test_graph.c tests/test_decide.c)
 $(DEP_FILES):
 
@@ -115,7 +116,9 @@ bin/json-baseline: $(OBJ)/benchmarks/json_baseline.o
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ $(CJSON_LIBS)
 
-bin/gen-trace: $(OBJ)/tests/gen_trace.o $(OBJ)/tests/gen_trace_locks.o
+bin/gen-trace: $(OBJ)/tests/gen_trace.o $(OBJ)/tests/gen_trace_rng.o \
+               $(OBJ)/tests/gen_trace_sim.o $(OBJ)/tests/gen_trace_out.o \
+               $(OBJ)/tests/gen_trace_locks.o
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ -lm
 
