@@ -55,8 +55,17 @@ final class Transformer implements ClassFileTransformer {
         } catch (Exception e) {
             System.err.println("spider-agent: warm-up failed: " + e);
         }
-        Rt.TState.class.getName();
-        Rt.Wrap.class.getName();
+        // the runtime's classes (Rt's helpers), loaded and initialized
+        // now, as Rt is, rather than by the first traced call
+        for (Class<?> c : new Class<?>[] {Events.class, Events.TState.class, Volatiles.class,
+                                          Locking.class, InFlight.class, TaskState.class,
+                                          TaskState.Wrap.class, Net.class}) {
+            try {
+                Class.forName(c.getName(), true, c.getClassLoader());
+            } catch (ClassNotFoundException e) {
+                throw new AssertionError(e);
+            }
+        }
         Json.esc("x");
     }
 
@@ -383,7 +392,7 @@ final class Transformer implements ClassFileTransformer {
         }
 
         /** A volatile read, recorded after it reads: the writer records
-         *  before it writes (Rt.volatileWrite), so a read that sees the
+         *  before it writes (Volatiles.volatileWrite), so a read that sees the
          *  new value finds the write's message.  Recorded before the read,
          *  a write in between went unseen and the reader unordered. */
         private void volatileRead(int op, String fowner, String fname, String fdesc,
