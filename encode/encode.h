@@ -336,7 +336,7 @@ hb_solver *hb_solver_new_sliced(const hb_model *m, const uint32_t *unit,
 size_t hb_model_explain(const trace *t, const hb_model *m, uint32_t *events,
                         size_t max, const volatile sig_atomic_t *stop);
 
-/* The events of an unsatisfiable core of Φ, from Z3 (encode_z3.c; lazy
+/* The events of an unsatisfiable core of Φ, from Z3 (encode_z3_core.c; lazy
  * lock groups' clauses included as the core needs them): up to max, and
  * how many.  0 when Z3 fails, *stop is set (stop may be NULL) or Φ is
  * satisfiable after all. */

@@ -141,7 +141,7 @@ size_t hb_model_core_events(const hb_model *m, uint32_t *events, size_t max,
     }
     s->model = m;
     solver_order_groups(s, NULL);
-    s->n_groups_in = m->n_lock_groups; /* broken_lock_clauses' scope */
+    s->n_groups_in = m->n_lock_groups; /* solver_broken_lock_clauses()' scope */
     lemma_list locks = {0};
     for (uint32_t g = 0; g < m->n_lock_groups; g++) {
         hb_lock_pairs it = {.group = g};

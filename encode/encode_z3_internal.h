@@ -4,6 +4,10 @@
  * encode_z3_core.c (explaining an unsatisfiable Φ by an unsat core).
  * Errors as in encode_z3.c: the first Z3 error is kept in the solver and
  * every later call but freeing does nothing (solver_failed()).
+ *
+ * Ownership: a solver from solver_shell() is freed with hb_solver_free();
+ * a kept term (solver_keep_ast()) is released by solver_drop_ast() or
+ * solver_assert_term(); a lemma_list's v is the caller's to free.
  */
 #ifndef SPIDER_ENCODE_Z3_INTERNAL_H
 #define SPIDER_ENCODE_Z3_INTERNAL_H
@@ -27,7 +31,7 @@ struct hb_solver {
     uint32_t n_constraints, asserted, upto;
     /* lock groups (encode.h): a group comes in once the units it needs
      * are asserted (at once, unsliced); then an eager group's clauses are
-     * asserted, and a lazy one's only those a model breaks (check()) */
+     * asserted, and a lazy one's only those a model breaks (solver_check()) */
     uint32_t *group_order;   /* groups by the unit they need */
     uint32_t *group_need;    /* that unit, by order index */
     uint32_t n_groups_in;    /* group_order[0 .. n_groups_in) are in */

@@ -43,6 +43,9 @@ check_copy 'a circle of folders: .*spider/report -> spider/cli: spider/report/ki
 copy
 sed -i '1i #include "../engine/engine_pool.h"' "$TMP/tree/spider/analysis/analysis_data.c"
 check_copy 'spider/analysis/analysis_data (an analysis) uses spider/engine/engine_pool, not the analysis API'
+copy
+sed -i '1i #include "../engine/engine_internal.h"' "$TMP/tree/spider/analysis/analysis_message.c"
+check_copy 'spider/analysis/analysis_message (an analysis) uses spider/engine/engine, not the analysis API.*engine_internal.h'
 # a call with no #include (a declaration of its own): seen in the object
 copy
 printf 'void *engine_order(void *run);\nvoid *util_peek(void) { return engine_order(0); }\n' \

@@ -7,7 +7,6 @@
 #include "../util/text.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -579,8 +578,7 @@ static const char *check_event(reader *r, const cJSON *obj, const char *at,
     return convert_event(r, obj, &ef, e, why, why_len);
 }
 
-int reader_add_event(reader *r, const cJSON *obj, const char *at,
-                     const char *end)
+int event_add(reader *r, const cJSON *obj, const char *at, const char *end)
 {
     trace *t = r->t;
     char why[200];

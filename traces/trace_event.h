@@ -14,8 +14,13 @@
 
 #include <cjson/cJSON.h>
 
+/* Whether an event of kind k must name a variable (R, W, LOCK, ...). */
 int event_needs_variable(event_kind k);
-int reader_add_event(reader *r, const cJSON *obj, const char *at,
-                     const char *end);
+/* Adds the event of obj, the object whose text is [at, end), to r's
+ * trace.  Returns TRACE_OK; TRACE_ERR with "file:line:col: what is wrong"
+ * in r->err for a bad object (under --lenient a bad object is a warning,
+ * counted in stats.events_skipped, and TRACE_OK) or when the trace has
+ * too many events. */
+int event_add(reader *r, const cJSON *obj, const char *at, const char *end);
 
 #endif

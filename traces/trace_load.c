@@ -95,7 +95,7 @@ static int read_object(reader *r, int *stop)
         return bad_object(r, r->p, parse_end, stop);
     }
     int rc = reader_unreadable(r) ? reader_fail_unreadable(r)
-                           : reader_add_event(r, obj, r->p, parse_end);
+                                  : event_add(r, obj, r->p, parse_end);
     json_arena_leave(r->arena);
     if (rc == TRACE_OK)
         reader_advance_to(r, parse_end);
@@ -103,7 +103,7 @@ static int read_object(reader *r, int *stop)
 }
 
 /* --lenient: skips bad text at r->p (counted as a skipped event) up to
- * where the next object starts (r->resume, or as next_object_start finds
+ * where the next object starts (r->resume, or as json_next_object_start() finds
  * it for stray text: any line that starts with '{', or a glued "}{"). */
 static void skip_bad_text(reader *r)
 {
@@ -133,7 +133,7 @@ static int read_events(reader *r)
     if (in_array)
         reader_advance_to(r, r->p + 1);
     for (;;) {
-        if (load_stopped(r->opts)) {
+        if (reader_stopped(r->opts)) {
             r->t->stats.interrupted = 1;
             return TRACE_OK;
         }

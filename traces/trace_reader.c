@@ -389,7 +389,7 @@ int reader_unreadable(const reader *r)
 }
 
 /* The error of an unreadable file (r->p at or before its NUL byte); a
- * read error is named by load_stream(). */
+ * read error is named by load_stream(), trace_load.c. */
 int reader_fail_unreadable(reader *r)
 {
     return r->nul ? reader_fail_at(r, r->nul, "NUL byte: this is not a JSON text file")
@@ -407,7 +407,7 @@ int reader_read_rest(reader *r)
 }
 
 /* Whether SIGINT/SIGTERM asked the run to stop (trace_options.stop). */
-int load_stopped(const trace_options *o)
+int reader_stopped(const trace_options *o)
 {
     return o->stop && *o->stop;
 }
@@ -423,7 +423,7 @@ int reader_more(reader *r)
 {
     if (r->at_eof)
         return 0;
-    if (load_stopped(r->opts)) {
+    if (reader_stopped(r->opts)) {
         r->t->stats.interrupted = 1;
         r->at_eof = 1;
         return 0;
@@ -444,7 +444,7 @@ int reader_more(reader *r)
     if (n < r->cap - keep) { /* a regular file or a pipe at its end */
         r->at_eof = 1;
         /* a stop signal interrupts a blocked read (a pipe): no error */
-        if (ferror(r->in) && load_stopped(r->opts))
+        if (ferror(r->in) && reader_stopped(r->opts))
             r->t->stats.interrupted = 1;
         else if (ferror(r->in))
             r->read_error = 1;

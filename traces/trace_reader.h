@@ -25,7 +25,7 @@ typedef struct reader {
     const char *name;
     uint32_t file;
     /* The window of the file in memory: [start, end), read from `in` as
-     * it is used up (more()); the whole text when `in` is NULL or at_eof. */
+     * it is used up (reader_more()); the whole text when `in` is NULL or at_eof. */
     const char *start, *end, *p;
     FILE *in;               /* the file still being read, or NULL */
     char *buf;              /* the window's storage when `in` is set */
@@ -44,12 +44,14 @@ typedef struct reader {
     /* After an error: where reading resumes under --lenient (NULL: at the
      * next object start after r->p, r->p being stray text). */
     const char *resume;
-    /* raw_member(): the members' text spans of the object at obj_text
-     * (check_event() starts them afresh for each object) */
+    /* raw_member() (trace_event.c): the members' text spans of the
+     * object at obj_text (check_event() starts them afresh for each
+     * object) */
     const char *spans_next;
     const char *spans[MEMBER_SPANS][2];
     size_t n_spans;
-    int has_cr;             /* the buffer holds a CR: advance_to looks */
+    int has_cr;             /* the buffer holds a CR: reader_advance_to()
+                               looks */
     json_arena *arena;      /* holds the tree of the object being read */
 } reader;
 
@@ -69,6 +71,8 @@ int reader_skip_ws(reader *r);
 /* Line and column of q, which is at or after r->p's line start. */
 void reader_position_of(const reader *r, const char *q, uint32_t *line,
                         uint32_t *col);
+/* Writes "file:line:col: message" for position q into r->err (a name
+ * too long for it loses its beginning) and returns TRACE_ERR. */
 int reader_fail_at(reader *r, const char *q, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* True when the object starting at q never closes before the end of the
@@ -79,6 +83,8 @@ int json_object_unterminated(const char *q, const char *end);
 const char *reader_skip_value(const reader *r, const char *q);
 /* One past the string at q (a '"'; valid JSON: cJSON has parsed it). */
 const char *reader_string_end(const reader *r, const char *q);
+/* The first byte at or after q that is not blank (space or control),
+ * or end. */
 const char *json_skip_blank(const char *q, const char *end);
 /* How far the JSON object at q (a '{') is valid.  If it closes, sets
  * *closed and returns one past its '}'.  Otherwise returns the first byte
@@ -104,14 +110,14 @@ int json_cut_before(const char *s, const char *f, const char *next);
  * a read error came in.  Either fails the file, under --lenient too. */
 int reader_unreadable(const reader *r);
 /* The error of an unreadable file (r->p at or before its NUL byte); a
- * read error is named by load_stream(). */
+ * read error is named by load_stream(), trace_load.c. */
 int reader_fail_unreadable(reader *r);
 /* Reads on to the end of the file (a bad object is told from a cut-off
  * one, and the next object found, on the whole rest of the file, as when
  * it was read whole).  False when the file is unreadable. */
 int reader_read_rest(reader *r);
 /* Whether SIGINT/SIGTERM asked the run to stop (trace_options.stop). */
-int load_stopped(const trace_options *o);
+int reader_stopped(const trace_options *o);
 /* Reads on into r's window: keeps [r->p, r->end), moved to the start of
  * the window (which doubles while that fills more than half of it), and
  * fills the rest from the file.  Returns 0 when nothing more was read: the

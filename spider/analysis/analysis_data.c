@@ -749,7 +749,8 @@ static int count_variable(engine_run *run, const hb_order *o,
             if (A->thread == B->thread)
                 continue;
             /* the cheapest of three: a pair's instances and groups do not
-             * depend on which run is A (offer_instance) */
+             * depend on which run is A (grouper_offer(),
+             * engine_group.c) */
             uint32_t na = A->to - A->from, nb = B->to - B->from;
             uint64_t plain = cost_of(na, nb, 0, own_r);
             uint64_t ab = cost_of(na, nb, 1, own_r);

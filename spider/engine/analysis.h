@@ -3,6 +3,9 @@
  * descriptor an analysis fills in and the candidates it makes.  engine.h
  * is the API an analysis calls; this header is the one the grouper
  * (engine_group.h) needs too, so that it does not include the run.
+ *
+ * Ownership: descriptors are static const (spider/analysis/analyses.c
+ * lists them); candidates belong to the run (engine_add()).
  */
 #ifndef SPIDER_ANALYSIS_H
 #define SPIDER_ANALYSIS_H

@@ -80,7 +80,7 @@ uint32_t engine_group(engine_run *run, race_kind kind, const uint32_t *ev)
 
 /* Unless every instance is wanted, a candidate of a group that already
  * holds at a rank no higher than its own need not be decided (the rule
- * of pick_for_solver). */
+ * of pick_for_solver(), engine_decide.c). */
 static int may_skip(const analysis_options *o)
 {
     return o->solver == SOLVER_AUTO && !o->all_instances;

@@ -14,7 +14,8 @@
  * them all the same way (engine_decide.c):
  *
  *   exact shortcuts (engine_shortcut.c: vector clocks over the
- *   unconditional graph U and an observed-order witness graph R, and lock
+ *   unconditional graph U and an observed-order witness graph R,
+ *   shortcut_clocks.c over the graphs of shortcut_graph.c, and lock
  *   exclusion), then Z3 for the rest (engine_pool.c: a pool of worker
  *   threads, each with its own Z3 context)
  *

@@ -225,10 +225,11 @@ static void generate_all(engine_run *run)
                 if (s->enabled[k] && run->g->analyses[k]->generate_batch)
                     run->g->analyses[k]->generate_batch(run, b, focused);
         }
-        /* candidates kind by kind again (number_queries); after a stop
-         * nothing is decided and the order does not matter.  With one
-         * kind they are already: copying hundreds of millions of them
-         * took half a minute and doubled the memory. */
+        /* candidates kind by kind again (number_queries(),
+         * engine_decide.c); after a stop nothing is decided and the
+         * order does not matter.  With one kind they are already:
+         * copying hundreds of millions of them took half a minute and
+         * doubled the memory. */
         if (!engine_stopped(run) && run->kinds_unsorted)
             engine_counting_sort(run->c, run->n, sizeof *run->c, RACE_KINDS,
                                  kind_key, NULL);

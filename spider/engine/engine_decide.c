@@ -6,11 +6,9 @@
 #include "engine_schedule.h"
 
 #include "../../util/alloc.h"
-#include "../../util/clock.h"
 
 #include <assert.h>
 #include <string.h>
-#include <time.h>
 
 /* ---- verdicts --------------------------------------------------------------- */
 
@@ -109,7 +107,8 @@ static int run_shortcuts(engine_run *run, hb_answer *qa, hb_answer *verdict)
     int consistent = run->order ? hb_order_decide_all(run->order, &ql, qa, &st)
                                 : shortcut_decide(run->t, run->m, &ql, qa, &st);
     if (engine_stopped(run) && !st.unsat_ordered && !st.unsat_locks && !st.sat_witness)
-        return 2; /* stopped before any answer: no walk (count_undecided) */
+        return 2; /* stopped before any answer: no walk (count_undecided(),
+                     engine_analyse.c) */
     report_summary *s = &run->r->summary;
     for (uint32_t c = 0; c < run->n && consistent != 0; c++) {
         verdict[c] = verdict_of(run, c, qa);
@@ -590,7 +589,8 @@ enum { REUSE_SOLVER_MAX_EVENTS = 5000 };
 
 /* Decides every candidate: shortcuts first (unless --solver=z3), then Z3.
  * Returns 0, -1 with err on failure, or 1 when stopped before any
- * verdict (count_undecided(): no walk over the candidates). */
+ * verdict (count_undecided(), engine_analyse.c: no walk over the
+ * candidates). */
 int engine_decide(engine_run *run, hb_answer *verdict, char *err,
                   size_t err_len)
 {

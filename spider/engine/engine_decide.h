@@ -13,7 +13,9 @@
 
 /* Decides every candidate into verdict: shortcuts first (unless
  * --solver=z3), then Z3.  Returns 0, -1 with err on failure, or 1 when
- * stopped before any verdict (no walk over the candidates). */
+ * stopped before any verdict (no walk over the candidates).  Frees the
+ * run's hb_order (run->order, NULL after) before Z3 runs, unless it
+ * returns 1. */
 int engine_decide(engine_run *run, hb_answer *verdict, char *err,
                   size_t err_len);
 /* How the run's solvers work. */

@@ -5,7 +5,6 @@
 
 #include "../../util/alloc.h"
 
-#include <assert.h>
 #include <string.h>
 
 static int by_name(const void *x, const void *y, void *ctx)

@@ -1,6 +1,10 @@
 /*
  * engine_internal.h — the run the analyses add to (engine.c), as
- * engine_decide.c and engine_analyse.c read it.
+ * engine_decide.c and engine_analyse.c read and change it.
+ *
+ * Ownership: engine_analyse() makes the run and frees its candidates,
+ * grouper and the analyses' state; engine_decide() frees its hb_order
+ * (engine_decide.h).
  */
 #ifndef SPIDER_ENGINE_INTERNAL_H
 #define SPIDER_ENGINE_INTERNAL_H

@@ -26,18 +26,16 @@
  * among difference constraints passes through the query's events.
  * Reachability is computed with vector clocks restricted to one node's
  * chains (every query asks about events of one node); nodes are swept in
- * batches of up to BATCH_CHAINS chains, so that a sweep's fixed cost per
- * event is shared.  A sweep visits only the sync events (the graphs:
- * shortcut_graph.c; the clocks: shortcut_clocks.c); hb_order.c decides
- * the same way while the analyses generate.
+ * batches of up to BATCH_CHAINS chains (shortcut_graph.c), so that a
+ * sweep's fixed cost per event is shared.  A sweep visits only the sync
+ * events (the graphs: shortcut_graph.c; the clocks: shortcut_clocks.c);
+ * hb_order.c decides the same way while the analyses generate.
  */
 #include "engine_shortcut_internal.h"
 
 #include "../../util/alloc.h"
 
-#include <assert.h>
 #include <stdlib.h>
-#include <string.h>
 
 /* ---- one query --------------------------------------------------------------- */
 

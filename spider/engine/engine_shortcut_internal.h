@@ -1,6 +1,9 @@
 /*
  * engine_shortcut_internal.h — how engine_shortcut.c decides, for
  * hb_order.c, which decides the same way batch by batch.
+ *
+ * Ownership: answers and stats are the caller's; clocks and the needed
+ * set are borrowed.  Allocation failure ends the run (util/alloc.h).
  */
 #ifndef SPIDER_ENGINE_SHORTCUT_INTERNAL_H
 #define SPIDER_ENGINE_SHORTCUT_INTERNAL_H

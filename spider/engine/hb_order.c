@@ -10,7 +10,6 @@
 #include <assert.h>
 #include <pthread.h>
 #include <stdlib.h>
-#include <string.h>
 
 /* ---- deciding while generating ------------------------------------------- */
 

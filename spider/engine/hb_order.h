@@ -33,7 +33,8 @@ const trace *hb_order_trace(const hb_order *o);
 uint32_t hb_order_batch(const hb_order *o, uint32_t thread);
 uint32_t hb_order_n_batches(const hb_order *o);
 /* Makes `batch` the one the calls below answer for (sweeps of U and R).
- * Returns 0 when the batch has too many chains (SHORTCUT_MAX_CELLS): ask
+ * Returns 0 when the batch has too many chains (SHORTCUT_MAX_CELLS,
+ * shortcut_graph.h): ask
  * nothing then. */
 int hb_order_focus(hb_order *o, uint32_t batch);
 /* shortcut_decide() on o's graphs, without building them again (the
@@ -48,7 +49,8 @@ int hb_order_before(const hb_order *o, uint32_t x, uint32_t y);
 hb_answer hb_order_decide(const hb_order *o, const hb_query *q,
                           shortcut_stats *st);
 /* For counting over intervals of chains (analysis_data.c): where kept
- * event e lies, its chain (engine_shortcut.c's numbering) and position in
+ * event e lies, its chain (numbered by shortcut_setup(),
+ * shortcut_graph.c) and position in
  * it, program order along the chain. */
 uint32_t hb_order_chain(const hb_order *o, uint32_t e);
 uint32_t hb_order_pos(const hb_order *o, uint32_t e);

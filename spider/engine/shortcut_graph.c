@@ -539,7 +539,7 @@ static void shortcut_free_graph(graph *g)
     free(g->sync_at);
 }
 
-/* The chains of t's kept events (U: build_unconditional). */
+/* The chains of t's kept events (U: shortcut_build_unconditional()). */
 void shortcut_setup(shortcut_engine *e, const trace *t, const hb_model *m)
 {
     memset(e, 0, sizeof *e);
