@@ -18,6 +18,16 @@ checks=0
 ok() { checks=$((checks + 1)); }
 not_ok() { checks=$((checks + 1)); failures=$((failures + 1)); echo "not ok: $*"; }
 
+# cpu_limit CPU WALL CMD... : runs CMD with at most CPU seconds of CPU
+# time (ulimit -t, all its threads together; past it the kernel kills it)
+# and, against one that blocks instead, WALL seconds of wall time.  What
+# a blow-up uses up is CPU time, whatever else the machine runs: a busy
+# machine makes a run slower, never a failure (WALL is far beyond it).
+cpu_limit() {
+    cpu=$1 wall=$2; shift 2
+    ( ulimit -t "$cpu"; exec timeout -k 5 "$wall" "$@" )
+}
+
 # expect_status WANT CMD... : runs CMD, checks its exit status
 expect_status() {
     want=$1; shift

@@ -255,7 +255,7 @@ fi
 # load NAME: the page with every group open, its DOM and a screenshot;
 # console messages (errors, refused loads, anything logged) go to NAME.log
 load() {
-    timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu \
+    cpu_limit 120 600 "$CHROME" --headless --no-sandbox --disable-gpu \
         --disable-dev-shm-usage --hide-scrollbars --window-size=1280,1000 \
         --user-data-dir="$TMP/chromium" --enable-logging=stderr --v=0 \
         --screenshot="$TMP/$1.png" --dump-dom "file://$PWD/$TMP/$1.html#all" \

@@ -29,7 +29,7 @@ AGENT=bin/spider-agent.jar
 trace() {
     name=$1 node=$2 opts=$3; shift 4
     mkdir -p "$TMP/$name"
-    timeout 60 java $JOPTS "-javaagent:$AGENT=include=$name,node=$node,out=$TMP/$name/$opts" \
+    cpu_limit 120 600 java $JOPTS "-javaagent:$AGENT=include=$name,node=$node,out=$TMP/$name/$opts" \
         -cp "$TMP/classes" "$name" "$@" >>"$TMP/$name.log" 2>&1
 }
 
