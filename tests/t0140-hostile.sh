@@ -241,9 +241,9 @@ PY
 # seconds and peak KB of a run: "rc secs kb" (at most 120 s of CPU time)
 measure() {
     out=$1; shift
-    ( ulimit -v ${MEM_KB:-8388608}; ulimit -t 120 # as cpu_limit (lib.sh)
-      exec /usr/bin/time -f '%e %M' -o "$TMP/time" \
-          timeout -k 5 1200 "$@" >"$out" 2>"$TMP/err" )
+    ( ulimit -v ${MEM_KB:-8388608}
+      cpu_limit 120 1200 /usr/bin/time -f '%e %M' -o "$TMP/time" \
+          "$@" >"$out" 2>"$TMP/err" )
     echo "$? $(tail -n 1 "$TMP/time")"
 }
 # 1. 200 M candidates under 4 GB: exit 2, one line naming the variable
