@@ -1,7 +1,12 @@
 #!/usr/bin/env python3
 """Writes the hostile-input corpus of tests/t0140-hostile.sh into DIR.
 
-Usage: make-hostile.py DIR
+Usage: make-hostile.py [--small] DIR
+
+--small (make test) writes the three cases whose reports run to tens of
+megabytes (handlers-unclosed, nested-handlers-150, messages-600) at a
+third of their size: the same shapes, a report checked in a second
+rather than in fifteen.
 
 Inputs an attacker or an unlucky operator could give spider (issue 15):
 JSON oddities, semantics at the edges, file-system surprises and scale,
@@ -22,7 +27,10 @@ import json
 import os
 import sys
 
-D = sys.argv[1]
+SMALL = sys.argv[1:2] == ["--small"]
+D = sys.argv[-1]
+# the size of the cases whose report grows with its square
+SCALE = 3 if SMALL else 1
 os.makedirs(D, exist_ok=True)
 rows = []
 
@@ -206,9 +214,10 @@ lines("lock-never-released-one", [ev("a@n", "LOCK", variable="L"), W("a@n", "x",
                                   ev("b@n", "UNLOCK", variable="L")], status=0, events=5,
       msg="LOCK never released")
 lines("handler-end-first", [ev("a@n", "HANDLEREND"), ev("a@n", "HANDLERBEGIN")], events=2)
-lines("handlers-unclosed", [ev("s@m", "SND", message=i) for i in range(300)]
+N_UNCLOSED = 300 // SCALE
+lines("handlers-unclosed", [ev("s@m", "SND", message=i) for i in range(N_UNCLOSED)]
       + sum(([ev("r@n", "RCV", message=i), ev("r@n", "HANDLERBEGIN"), W("r@n", "x", "h%d" % i)]
-             for i in range(300)), []), events=1200)
+             for i in range(N_UNCLOSED)), []), events=4 * N_UNCLOSED)
 lines("wait-alone", [ev("a@n", "WAIT", variable="c")], events=1)
 lines("notifyall-same-thread", [ev("a@n", "NOTIFYALL", variable="c"), ev("a@n", "WAIT", variable="c")],
       events=2)
@@ -231,7 +240,7 @@ def nested(name, n, same_loc=False):
     lines(name, evs, status=1, events=5 * n)
 
 
-nested("nested-handlers-150", 150)
+nested("nested-handlers-150", 150 // SCALE)
 lines("wait-notify-60", sum(([ev("n%d@n" % i, "NOTIFY", variable="c"),
                               ev("w%d@n" % i, "WAIT", variable="c")] for i in range(60)), []),
       events=120)
@@ -241,8 +250,10 @@ lines("lock-300-writes", sum(([ev("t%d@n" % t, "LOCK", variable="L")]
       status=0, events=604)
 lines("threads-500", [W("t%d@n" % i, "x", "L") for i in range(500)], status=1, events=500)
 lines("nodes-5000", [W("t@n%d" % i, "x", "L") for i in range(5000)], status=0, events=5000)
-lines("messages-600", [ev("s@a", "SND", message=i) for i in range(600)]
-      + [ev("r%d@b" % (i % 3), "RCV", message=i) for i in range(600)], events=1200)
+N_MESSAGES = 600 // SCALE
+lines("messages-600", [ev("s@a", "SND", message=i) for i in range(N_MESSAGES)]
+      + [ev("r%d@b" % (i % 3), "RCV", message=i) for i in range(N_MESSAGES)],
+      events=2 * N_MESSAGES)
 
 # ---- file system -------------------------------------------------------------
 def tree(name, files):
