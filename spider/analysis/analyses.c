@@ -4,6 +4,7 @@
  * that the engine never names an analysis and an analysis only calls the
  * engine.
  */
+#include "analysis_kinds.h"
 #include "../engine/engine_analyse.h"
 
 static const analysis *const analyses[RACE_KINDS] = {

@@ -14,6 +14,7 @@
  * (loc(p), loc(r), loc(c)); the rank of an instance is CTrigger's local
  * gap (ch. 7.4): the events of the thread between p and c.
  */
+#include "analysis_kinds.h"
 #include "../engine/engine.h"
 
 #include "../../util/alloc.h"

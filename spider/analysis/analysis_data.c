@@ -3,6 +3,7 @@
  * a node, at least one a write, in different threads, such that
  * Φ ∧ O(a) = O(b) is satisfiable.  Grouped by the pair {loc(a), loc(b)}.
  */
+#include "analysis_kinds.h"
 #include "../engine/engine.h"
 
 #include "../../util/alloc.h"

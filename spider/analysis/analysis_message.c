@@ -13,6 +13,7 @@
  * of its own.
  */
 #include "analysis_handler.h"
+#include "analysis_kinds.h"
 #include "../engine/engine.h"
 
 #include "../../util/alloc.h"

@@ -27,6 +27,7 @@
  * is left out or decided early: every candidate is stored for Z3, which
  * is what make check compares with.
  */
+#include "analysis_kinds.h"
 #include "../engine/engine.h"
 
 #include "../../util/alloc.h"

@@ -34,9 +34,6 @@
 #include "analysis.h"
 #include "hb_order.h"
 
-extern const analysis analysis_data, analysis_message, analysis_handler,
-    analysis_atomicity, analysis_multivar;
-
 /* What an analysis may read while it generates. */
 const trace *engine_trace(const engine_run *run);
 const hb_model *engine_model(const engine_run *run);
