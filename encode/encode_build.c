@@ -72,9 +72,15 @@ typedef struct implied_edge {
     UT_hash_handle hh;
 } implied_edge;
 
+/* The sections of one group on one chain: s[lo, hi). */
+typedef struct group_run {
+    uint32_t group, lo, hi;
+} group_run;
+
 typedef struct lock_closure {
     placed_section *s;          /* by chain, group, position */
-    uint32_t *chain_start;      /* chain -> its first entry in s */
+    group_run *runs;            /* s cut by chain and group, in s's order */
+    uint32_t *chain_start;      /* chain -> its first entry in runs */
     implied_edge *added;        /* the edges added, to add each once */
     uint64_t budget;            /* edges still allowed */
 } lock_closure;
@@ -134,33 +140,32 @@ static void close_edge(builder *b, lock_closure *c, uint32_t x, uint32_t y)
     handler_model hm = b->m->handlers;
     uint32_t cx = hb_chain_of(t, hm, x), cy = hb_chain_of(t, hm, y);
     const placed_section *s = c->s;
+    const group_run *r = c->runs;
+    /* the groups both chains use, walked run by run: a chain holds many
+     * sections of few locks */
     uint32_t i = c->chain_start[cx], i_end = c->chain_start[cx + 1];
     uint32_t j = c->chain_start[cy], j_end = c->chain_start[cy + 1];
     while (i < i_end && j < j_end) {
-        if (s[i].group != s[j].group) {
-            if (s[i].group < s[j].group)
+        if (r[i].group != r[j].group) {
+            if (r[i].group < r[j].group)
                 i++;
             else
                 j++;
             continue;
         }
-        uint32_t g = s[i].group, i_hi = i, j_hi = j;
-        while (i_hi < i_end && s[i_hi].group == g)
-            i_hi++;
-        while (j_hi < j_end && s[j_hi].group == g)
-            j_hi++;
-        int64_t a = last_acquired_by(s, i, i_hi, t->events[x].pos);
-        uint32_t bb = first_released_from(s, j, j_hi, t->events[y].pos);
-        if (a >= (int64_t)i && bb < j_hi &&
+        int64_t a = last_acquired_by(s, r[i].lo, r[i].hi, t->events[x].pos);
+        uint32_t bb = first_released_from(s, r[j].lo, r[j].hi, t->events[y].pos);
+        if (a >= (int64_t)r[i].lo && bb < r[j].hi &&
             t->events[s[a].acquire].thread != t->events[s[bb].acquire].thread)
             add_implied_once(b, c, s[a].release, s[bb].acquire);
-        i = i_hi;
-        j = j_hi;
+        i++;
+        j++;
     }
 }
 
 /* The lock sections of the model that begin and end on one chain, by
- * chain, group and position; chain_start indexes them. */
+ * chain, group and position, cut into runs of one group on one chain;
+ * chain_start indexes the runs. */
 static void place_sections(const builder *b, lock_closure *c)
 {
     const trace *t = b->t;
@@ -178,9 +183,17 @@ static void place_sections(const builder *b, lock_closure *c)
                                          t->events[x->release].pos};
         }
     qsort(c->s, n, sizeof *c->s, by_chain_group_pos);
+    c->runs = xmalloc_array((size_t)n + 1, sizeof *c->runs);
     c->chain_start = xcalloc((size_t)chains + 2, sizeof *c->chain_start);
-    for (uint32_t i = 0; i < n; i++)
-        c->chain_start[c->s[i].chain + 1]++;
+    uint32_t n_runs = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (i == 0 || c->s[i].chain != c->s[i - 1].chain ||
+            c->s[i].group != c->s[i - 1].group) {
+            c->runs[n_runs++] = (group_run){c->s[i].group, i, i};
+            c->chain_start[c->s[i].chain + 1]++;
+        }
+        c->runs[n_runs - 1].hi = i + 1;
+    }
     for (uint32_t k = 0; k < chains; k++)
         c->chain_start[k + 1] += c->chain_start[k];
 }
@@ -211,6 +224,7 @@ static void free_lock_closure(lock_closure *c)
         free(e);
     }
     free(c->s);
+    free(c->runs);
     free(c->chain_start);
 }
 
