@@ -13,7 +13,7 @@
 C=$TMP/corpus
 O=$TMP/runs
 mkdir -p "$O"
-# make test: the cases whose reports run to tens of megabytes a third the size
+# make test: the cases whose reports run to tens of megabytes at a third of the size
 small=""; [ -n "${QUICK:-}" ] && small=--small
 python3 tests/hostile/make-hostile.py $small "$C" >"$TMP/count" || { not_ok "the generator failed"; finish; }
 [ "$(cat "$TMP/count")" -ge 100 ] && ok || not_ok "the corpus has fewer than 100 inputs"

@@ -8,7 +8,7 @@
 #ifndef SPIDER_ANALYSIS_KINDS_H
 #define SPIDER_ANALYSIS_KINDS_H
 
-#include "../engine/analysis.h"
+#include "../engine/engine.h"
 
 extern const analysis analysis_data, analysis_message, analysis_handler,
     analysis_atomicity, analysis_multivar;
