@@ -28,6 +28,18 @@ cpu_limit() {
     ( ulimit -t "$cpu"; exec timeout -k 5 "$wall" "$@" )
 }
 
+# measure OUT CMD... : runs CMD (stdout to OUT, stderr to $TMP/err) under
+# cpu_limit 120 1200 and MEM_KB KB of address space (default 8 GB;
+# "unlimited" under the sanitizers, whose shadow memory needs more), and
+# prints "rc secs kb": its exit status, wall seconds and peak KB
+measure() {
+    out=$1; shift
+    ( ulimit -v ${MEM_KB:-8388608}
+      cpu_limit 120 1200 /usr/bin/time -f '%e %M' -o "$TMP/time" \
+          "$@" >"$out" 2>"$TMP/err" )
+    echo "$? $(tail -n 1 "$TMP/time")"
+}
+
 # expect_status WANT CMD... : runs CMD, checks its exit status
 expect_status() {
     want=$1; shift

@@ -240,14 +240,6 @@ for th in range(3):
                 "timestamp": 1000 + th})
 write("timestamp-sections", evs)
 PY
-# seconds and peak KB of a run: "rc secs kb" (at most 120 s of CPU time)
-measure() {
-    out=$1; shift
-    ( ulimit -v ${MEM_KB:-8388608}
-      cpu_limit 120 1200 /usr/bin/time -f '%e %M' -o "$TMP/time" \
-          "$@" >"$out" 2>"$TMP/err" )
-    echo "$? $(tail -n 1 "$TMP/time")"
-}
 # 1. 200 M candidates under 4 GB: exit 2, one line naming the variable
 set -- $(MEM_KB=4194304 measure "$TMP/out" $SPIDER -q "$TMP/crash.log")
 echo "20,000 threads writing x: exit $1, $2 s, $3 KB"

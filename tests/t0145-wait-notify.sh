@@ -66,11 +66,8 @@ sizes="500 3000"; limit=8388608
 [ -n "${SANITIZED:-}" ] && { sizes=500; limit=unlimited; }
 [ -n "${QUICK:-}" ] && sizes=500
 for n in $sizes; do
-    ( ulimit -v $limit
-      cpu_limit 120 1200 /usr/bin/time -f '%e %M' -o "$TMP/time" \
-          $SPIDER -q "$TMP/many$n.log" >"$TMP/out" 2>"$TMP/err" )
-    rc=$?
-    echo "$n NOTIFY + $n WAIT: exit $rc, $(tail -n 1 "$TMP/time") (s, KB)"
-    [ $rc -eq 0 ] && ok || not_ok "$n NOTIFY + $n WAIT: exit $rc: $(head -c 300 "$TMP/err")"
+    set -- $(MEM_KB=$limit measure "$TMP/out" $SPIDER -q "$TMP/many$n.log")
+    echo "$n NOTIFY + $n WAIT: exit $1, $2 s, $3 KB"
+    [ "$1" -eq 0 ] && ok || not_ok "$n NOTIFY + $n WAIT: exit $1: $(head -c 300 "$TMP/err")"
 done
 finish
