@@ -82,6 +82,9 @@ typedef struct lock_closure {
     group_run *runs;            /* s cut by chain and group, in s's order */
     uint32_t *chain_start;      /* chain -> its first entry in runs */
     implied_edge *added;        /* the edges added, to add each once */
+    int32_t *last_to;           /* section (index into s) -> the section of
+                                   the last edge from it, or -1 */
+    int32_t *last_from;         /* ... -> the section of the last edge to it */
     uint64_t budget;            /* edges still allowed */
 } lock_closure;
 
@@ -112,6 +115,28 @@ static uint32_t first_released_from(const placed_section *s, uint32_t lo,
             hi = mid;
     }
     return lo;
+}
+
+/* Whether the edge from section a to section bb (indexes into s, one
+ * group) follows from an edge met before: one from a to a section of
+ * bb's chain not after bb, or from a section of a's chain not before a
+ * to bb; program order carries it over.  Such an edge adds no order and
+ * closing it adds none either (close_edge() over its ends gives edges
+ * that follow from those of the edge met before), so it is left out;
+ * on real traces nearly all of them are.  The edge met before may itself
+ * have been left out, as following from one met before it. */
+static int follows_from_earlier(lock_closure *c, uint32_t a, uint32_t bb)
+{
+    const placed_section *s = c->s;
+    int32_t to = c->last_to[a], from = c->last_from[bb];
+    int after_to = to >= 0 && s[to].chain == s[bb].chain && (uint32_t)to <= bb;
+    int before_from = from >= 0 && s[from].chain == s[a].chain &&
+                      (uint32_t)from >= a;
+    if (!after_to)
+        c->last_to[a] = (int32_t)bb;
+    if (!before_from)
+        c->last_from[bb] = (int32_t)a;
+    return after_to || before_from;
 }
 
 static void add_implied_once(builder *b, lock_closure *c, uint32_t before,
@@ -156,7 +181,8 @@ static void close_edge(builder *b, lock_closure *c, uint32_t x, uint32_t y)
         int64_t a = last_acquired_by(s, r[i].lo, r[i].hi, t->events[x].pos);
         uint32_t bb = first_released_from(s, r[j].lo, r[j].hi, t->events[y].pos);
         if (a >= (int64_t)r[i].lo && bb < r[j].hi &&
-            t->events[s[a].acquire].thread != t->events[s[bb].acquire].thread)
+            t->events[s[a].acquire].thread != t->events[s[bb].acquire].thread &&
+            !follows_from_earlier(c, (uint32_t)a, bb))
             add_implied_once(b, c, s[a].release, s[bb].acquire);
         i++;
         j++;
@@ -183,6 +209,10 @@ static void place_sections(const builder *b, lock_closure *c)
                                          t->events[x->release].pos};
         }
     qsort(c->s, n, sizeof *c->s, by_chain_group_pos);
+    c->last_to = xmalloc_array((size_t)n + 1, sizeof *c->last_to);
+    c->last_from = xmalloc_array((size_t)n + 1, sizeof *c->last_from);
+    memset(c->last_to, 0xff, sizeof *c->last_to * n);
+    memset(c->last_from, 0xff, sizeof *c->last_from * n);
     c->runs = xmalloc_array((size_t)n + 1, sizeof *c->runs);
     c->chain_start = xcalloc((size_t)chains + 2, sizeof *c->chain_start);
     uint32_t n_runs = 0;
@@ -224,6 +254,8 @@ static void free_lock_closure(lock_closure *c)
         free(e);
     }
     free(c->s);
+    free(c->last_to);
+    free(c->last_from);
     free(c->runs);
     free(c->chain_start);
 }
