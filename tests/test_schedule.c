@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "../spider/engine/engine_schedule.h"
+#include "../spider/engine/schedule_ahead.h"
 #include "test_util.h"
 
 #define W12(th) ON(th, "W", "v") ON(th, "W", "v") ON(th, "W", "v") \
@@ -138,12 +139,68 @@ static void section_waits_for_what_its_query_event_follows(void **state)
     assert_true(r.value[7] < r.value[3]);   /* the WAIT after the NOTIFYALL */
 }
 
+/* A twin makes the runs its scheduler makes, and so does a run ahead on
+ * another thread (schedule_ahead.h): the engine's answers must not
+ * depend on which thread ran a query.  Every pair of events asked both
+ * ways, some found and some not; a run dropped before its end is taken
+ * by nobody, and the thread takes the next. */
+static void twin_and_run_ahead_make_the_same_runs(void **state)
+{
+    (void)state;
+    trace *t = test_load("s.log", LEADER);
+    hb_model *m = hb_model_build(t, NULL, HANDLERS_NESTED);
+    scheduler *s = scheduler_new(t, m);
+    scheduler *twin = scheduler_twin(s);
+    schedule_ahead *ahead = schedule_ahead_new(s, t->n_events);
+    assert_non_null(ahead);
+    uint32_t *taken = malloc(sizeof(uint32_t) * (t->n_events + 1));
+    uint32_t mine[N_LEADER], theirs[N_LEADER];
+    int found = 0, not_found = 0;
+    uint64_t spent = 0, own = 0;
+    for (uint32_t a = 0; a < N_LEADER; a += 3)
+        for (uint32_t b = 0; b < N_LEADER; b += 5) {
+            if (a == b)
+                continue;
+            hb_query q = hb_query_before(a, b);
+            uint64_t before = scheduler_steps(s);
+            int r = scheduler_run(s, &q, mine);
+            own += scheduler_steps(s) - before;
+            assert_int_equal(scheduler_run(twin, &q, theirs), r);
+            if (r)
+                assert_memory_equal(mine, theirs, sizeof mine);
+            hb_query dropped = hb_query_before(b, a);
+            assert_true(schedule_ahead_idle(ahead));
+            schedule_ahead_start(ahead, &dropped, 1);
+            schedule_ahead_drop(ahead);
+            assert_false(schedule_ahead_has(ahead, 1));
+            while (!schedule_ahead_idle(ahead))
+                ; /* the dropped run ends */
+            schedule_ahead_start(ahead, &q, 2);
+            assert_true(schedule_ahead_has(ahead, 2));
+            assert_false(schedule_ahead_has(ahead, 1));
+            assert_int_equal(schedule_ahead_take(ahead, &taken, &spent), r);
+            if (r)
+                assert_memory_equal(mine, taken, sizeof mine);
+            found += r;
+            not_found += !r;
+        }
+    assert_true(found > 0 && not_found > 0);
+    assert_int_equal(spent, own); /* what the caller's own runs cost */
+    free(taken);
+    schedule_ahead_free(ahead);
+    scheduler_free(twin);
+    scheduler_free(s);
+    hb_model_free(m);
+    trace_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(observed_lock_order_when_greedy_dead_ends),
         cmocka_unit_test(needed_sections_in_observed_order),
         cmocka_unit_test(section_waits_for_what_its_query_event_follows),
+        cmocka_unit_test(twin_and_run_ahead_make_the_same_runs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

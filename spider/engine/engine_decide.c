@@ -4,6 +4,7 @@
 #include "engine_decide.h"
 #include "engine_pool.h"
 #include "engine_schedule.h"
+#include "schedule_ahead.h"
 
 #include "../../util/alloc.h"
 
@@ -163,14 +164,133 @@ static int atoms_hold(const hb_query *q, const uint32_t *v)
     return !q->any;
 }
 
-/* Schedules Φ ∧ q into f's scratch; a run found takes the place of the
- * oldest kept one (a failed attempt leaves the kept runs as they were). */
-static int schedule_into(scheduler *s, found_runs *f, const hb_query *q,
-                         uint32_t n_events)
+/* Whether a run found before satisfies q, or q names a pruned event
+ * (then no run is looked for). */
+static int found_before(const engine_run *run, const found_runs *f,
+                        const hb_query *q, int *pruned)
 {
+    *pruned = 0;
+    for (uint32_t i = 0; i < q->n_events; i++)
+        if (!run->m->kept[q->ev[i]])
+            return *pruned = 1, 0;
+    for (uint32_t i = 0; i < f->n; i++)
+        if (atoms_hold(q, f->value[i]))
+            return 1;
+    return 0;
+}
+
+/* Where run_schedules() is: a candidate (its index in `order`), one of
+ * its queries, and an atom of a disjunction (-1: the whole query). */
+typedef struct replay_pos {
+    uint32_t at, k;
+    int atom;
+} replay_pos;
+
+static int pos_before(replay_pos a, replay_pos b)
+{
+    return a.at != b.at ? a.at < b.at : a.k != b.k ? a.k < b.k : a.atom < b.atom;
+}
+
+/* run_schedules()'s state. */
+typedef struct replay {
+    engine_run *run;
+    const hb_answer *qa;
+    scheduler *s;
+    found_runs found;
+    const uint32_t *order;           /* the candidates left, in Z3's order */
+    uint32_t n;
+    const uint32_t *best;            /* group -> least rank that holds */
+    const uint8_t *left;             /* group -> a candidate left to Z3 */
+    int dedup;                       /* engine_may_skip() */
+    replay_pos pos;                  /* the query being asked */
+    schedule_ahead *ahead;           /* or NULL: alone */
+    replay_pos ahead_pos;            /* what it runs, if it has a run */
+    uint64_t spent_ahead;            /* steps of the runs taken from it */
+} replay;
+
+/* How far ahead a run is looked for: the candidates a scan may pass. */
+enum { LOOK_AHEAD_CANDIDATES = 256 };
+
+/* A position as schedule_ahead's tag (k < 256: analysis.n_queries). */
+static uint64_t tag_of(replay_pos p)
+{
+    return (uint64_t)p.at << 16 | (uint64_t)p.k << 8 | (uint64_t)(p.atom + 1);
+}
+
+/* Whether the loop will pass candidate c without asking it (as far as
+ * is known now). */
+static int skipped(const replay *rp, uint32_t c)
+{
+    const candidate *cd = &rp->run->c[c];
+    return rp->dedup && cd->dedupable &&
+           (rp->best[cd->group] <= cd->rank || rp->left[cd->group]);
+}
+
+/* The first query after rp->pos that the runs found so far do not
+ * answer (for a disjunction, its first atom), within
+ * LOOK_AHEAD_CANDIDATES; 0 when none.  Not one of the group being
+ * asked: once its candidate is decided, the loop skips the rest of the
+ * group (SAT: the group holds; not: Z3 takes it on). */
+static int next_unanswered(const replay *rp, replay_pos *next, hb_query *q)
+{
+    uint32_t end = rp->pos.at + LOOK_AHEAD_CANDIDATES < rp->n
+                       ? rp->pos.at + LOOK_AHEAD_CANDIDATES : rp->n;
+    uint32_t group = rp->run->c[rp->order[rp->pos.at]].group;
+    for (uint32_t at = rp->pos.at; at < end; at++) {
+        uint32_t c = rp->order[at];
+        if (at > rp->pos.at &&
+            (skipped(rp, c) || (rp->dedup && rp->run->c[c].dedupable &&
+                                rp->run->c[c].group == group)))
+            continue;
+        unsigned k = at == rp->pos.at ? rp->pos.k + 1 : 0;
+        for (; k < engine_n_queries(rp->run, c); k++) {
+            int pruned;
+            *q = engine_query(rp->run, c, k);
+            if (rp->qa[engine_query_id(rp->run, c, k)] != ANSWER_UNKNOWN ||
+                found_before(rp->run, &rp->found, q, &pruned) || pruned)
+                continue;
+            *next = (replay_pos){at, k, q->any ? 0 : -1};
+            if (q->any) {
+                hb_atom a = q->atoms[0];
+                q->n_atoms = 1;
+                q->any = 0;
+                q->atoms[0] = a;
+            }
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Before rp runs the scheduler itself: a run ahead that the loop has
+ * passed is dropped, and an idle thread gets the next query. */
+static void look_ahead(replay *rp)
+{
+    if (schedule_ahead_has(rp->ahead, tag_of(rp->ahead_pos)) &&
+        pos_before(rp->ahead_pos, rp->pos))
+        schedule_ahead_drop(rp->ahead);
+    hb_query q;
+    if (schedule_ahead_idle(rp->ahead) && next_unanswered(rp, &rp->ahead_pos, &q))
+        schedule_ahead_start(rp->ahead, &q, tag_of(rp->ahead_pos));
+}
+
+/* Schedules Φ ∧ q (at rp->pos) into the scratch run, or takes the run
+ * ahead of it; a run found takes the place of the oldest kept one (a
+ * failed attempt leaves the kept runs as they were). */
+static int schedule_into(replay *rp, const hb_query *q)
+{
+    found_runs *f = &rp->found;
     if (f->max && !f->scratch)
-        f->scratch = xmalloc_array((size_t)n_events + 1, sizeof(uint32_t));
-    if (!scheduler_run(s, q, f->scratch))
+        f->scratch = xmalloc_array((size_t)rp->run->t->n_events + 1, sizeof(uint32_t));
+    int ok;
+    if (rp->ahead && schedule_ahead_has(rp->ahead, tag_of(rp->pos))) {
+        ok = schedule_ahead_take(rp->ahead, &f->scratch, &rp->spent_ahead);
+    } else {
+        if (rp->ahead)
+            look_ahead(rp);
+        ok = scheduler_run(rp->s, q, f->scratch);
+    }
+    if (!ok)
         return 0;
     if (f->max) {
         uint32_t *evicted = f->value[f->next];
@@ -184,44 +304,42 @@ static int schedule_into(scheduler *s, found_runs *f, const hb_query *q,
 
 /* Whether some run satisfies Φ ∧ q: one found before, or a new one (a
  * conjunction whole, a disjunction atom by atom). */
-static int schedule_satisfies(const engine_run *run, scheduler *s,
-                              found_runs *f, const hb_query *q)
+static int schedule_satisfies(replay *rp, const hb_query *q)
 {
-    for (uint32_t i = 0; i < q->n_events; i++)
-        if (!run->m->kept[q->ev[i]])
-            return 0;
-    for (uint32_t i = 0; i < f->n; i++)
-        if (atoms_hold(q, f->value[i]))
-            return 1;
+    int pruned;
+    if (found_before(rp->run, &rp->found, q, &pruned))
+        return 1;
+    if (pruned)
+        return 0;
+    rp->pos.atom = -1;
     if (!q->any)
-        return schedule_into(s, f, q, run->t->n_events);
+        return schedule_into(rp, q);
     for (uint32_t k = 0; k < q->n_atoms; k++) {
         hb_query one = *q;
         one.n_atoms = 1;
         one.any = 0;
         one.atoms[0] = q->atoms[k];
-        if (schedule_into(s, f, &one, run->t->n_events))
+        rp->pos.atom = (int)k;
+        if (schedule_into(rp, &one))
             return 1;
     }
     return 0;
 }
 
-/* The candidates the shortcuts left, in the order Z3 would take them (by
- * group, lowest rank first), each asked of the scheduler (engine_schedule.c)
- * until it finds runs for all its queries: SAT, exactly, since a run found
- * is a solution of Φ and the query.  A group that holds stops asking at
- * a rank no lower, as for Z3.  Within SCHEDULE_BUDGET_STEPS; UNSAT is
- * still Z3's to say. */
-static uint32_t group_of_id(const void *c, const void *ctx)
+/* Steps the scheduler runs cost so far, those taken from ahead too: what
+ * the loop alone would have spent. */
+static uint64_t replay_spent(const replay *rp)
 {
-    const engine_run *run = ctx;
-    return run->c[*(const uint32_t *)c].group;
+    return scheduler_steps(rp->s) + rp->spent_ahead;
 }
 
-/* Sorts candidate ids c[0..n) by_group: by group in linear time, then each
- * group's own; the stop is checked between groups (a qsort of millions of
- * candidates by their events took tens of seconds, and a SIGTERM waited
- * for it).  After a stop the order is not used. */
+static uint32_t group_of_id(const void *c, const void *ctx)
+{
+    return ((const engine_run *)ctx)->c[*(const uint32_t *)c].group;
+}
+
+/* The candidates left in the order Z3 takes them: by group, lowest rank
+ * first. */
 static void sort_by_group(const engine_run *run, uint32_t *c, uint32_t n)
 {
     engine_counting_sort(c, n, sizeof *c, run->g->n, group_of_id, run);
@@ -232,6 +350,13 @@ static void sort_by_group(const engine_run *run, uint32_t *c, uint32_t n)
     }
 }
 
+/* The candidates the shortcuts left, in the order Z3 would take them (by
+ * group, lowest rank first), each asked of the scheduler (engine_schedule.c)
+ * until it finds runs for all its queries: SAT, exactly, since a run found
+ * is a solution of Φ and the query.  A group that holds stops asking at
+ * a rank no lower, as for Z3.  Within SCHEDULE_BUDGET_STEPS; UNSAT is
+ * still Z3's to say.  With more than one job, a thread runs the next
+ * query ahead (schedule_ahead.h): the same answers, sooner. */
 static void run_schedules(engine_run *run, hb_answer *qa, hb_answer *verdict)
 {
     uint32_t *best = xmalloc_array(run->g->n + 1, sizeof *best);
@@ -261,22 +386,25 @@ static void run_schedules(engine_run *run, hb_answer *qa, hb_answer *verdict)
      * so that Z3 meets them in its order and the group's first instance
      * that holds is the one it would have found (the one shown) */
     uint8_t *left = xcalloc(run->g->n + 1, 1);
-    scheduler *s = scheduler_new(run->t, run->m);
-    found_runs found;
-    found_runs_init(&found, run->t->n_events);
+    replay rp = {.run = run, .qa = qa, .order = order, .n = n, .best = best,
+                 .left = left, .dedup = dedup};
+    rp.s = scheduler_new(run->t, run->m);
+    found_runs_init(&rp.found, run->t->n_events);
+    if (run->o->jobs > 1 && rp.found.max) /* its runs are kept: ahead pays */
+        rp.ahead = schedule_ahead_new(rp.s, run->t->n_events);
     for (uint32_t i = 0; i < n && !engine_stopped(run) &&
-                         scheduler_steps(s) < SCHEDULE_BUDGET_STEPS; i++) {
+                         replay_spent(&rp) < SCHEDULE_BUDGET_STEPS; i++) {
         uint32_t c = order[i];
         const candidate *cd = &run->c[c];
         if (progress)
             atomic_fetch_add_explicit(&progress->done, 1, memory_order_relaxed);
-        if (dedup && cd->dedupable &&
-            (best[cd->group] <= cd->rank || left[cd->group]))
+        if (skipped(&rp, c))
             continue;
         for (unsigned k = 0; k < engine_n_queries(run, c); k++) {
             size_t id = engine_query_id(run, c, k);
             hb_query q = engine_query(run, c, k);
-            if (qa[id] == ANSWER_UNKNOWN && schedule_satisfies(run, s, &found, &q))
+            rp.pos = (replay_pos){i, k, -1};
+            if (qa[id] == ANSWER_UNKNOWN && schedule_satisfies(&rp, &q))
                 qa[id] = ANSWER_SAT;
         }
         verdict[c] = verdict_of(run, c, qa);
@@ -288,8 +416,9 @@ static void run_schedules(engine_run *run, hb_answer *qa, hb_answer *verdict)
             left[cd->group] = 1;
         }
     }
-    scheduler_free(s);
-    found_runs_free(&found);
+    schedule_ahead_free(rp.ahead);
+    scheduler_free(rp.s);
+    found_runs_free(&rp.found);
     free(left);
     free(best);
     free(order);

@@ -42,6 +42,8 @@ struct scheduler {
     const trace *t;
     const hb_model *m;
     uint32_t n;                 /* events of the trace */
+    int twin;                   /* the graph and indexes are another
+                                   scheduler's (scheduler_twin()) */
     digraph out, in;            /* successors, predecessors by event id */
     int32_t *acquire_of;        /* event -> the lock section it enters, or -1 */
     int32_t *release_of;        /* event -> the lock section it leaves, or -1 */
@@ -156,9 +158,6 @@ static void index_alternatives(scheduler *s)
     for (uint32_t w = 0; w < t->n_waits; w++)
         if (m->kept[t->waits[w].wait] && t->waits[w].n_notifies)
             s->wait_of[t->waits[w].wait] = (int32_t)w;
-    s->chosen = xmalloc_array((size_t)s->n + 1, sizeof(uint32_t));
-    s->used = xmalloc((size_t)s->n + 1);
-    s->parked_waits = xmalloc_array((size_t)t->n_waits + 1, sizeof(uint32_t));
 }
 
 /* For each thread with a LOCK never released: the first position of the
@@ -235,6 +234,29 @@ static void input_order(scheduler *s)
     free(names);
 }
 
+/* What one run changes (reset() sets it up): a scheduler's own, also a
+ * twin's. */
+static void alloc_run_state(scheduler *s)
+{
+    size_t n = (size_t)s->n + 1, groups = (size_t)s->m->n_lock_groups + 1;
+    s->indeg = xmalloc_array(n, sizeof(uint32_t));
+    s->flag = xmalloc(n);
+    s->heap = xmalloc_array(n, sizeof(uint64_t));
+    s->held = xmalloc_array((size_t)s->t->n_threads + 1, sizeof(uint32_t));
+    s->holder = xmalloc_array(groups, sizeof(uint32_t));
+    s->inside = xmalloc_array(groups, sizeof(uint32_t));
+    s->pending = xmalloc_array(groups, sizeof(uint32_t));
+    s->first_open = xmalloc_array(groups, sizeof(uint32_t));
+    s->wait_head = xmalloc_array(groups, sizeof(uint32_t));
+    s->pin_head = xmalloc_array(groups, sizeof(uint32_t));
+    s->next_parked = xmalloc_array(n, sizeof(uint32_t));
+    s->deferred = xmalloc_array(n, sizeof(uint32_t));
+    s->stack = xmalloc_array(n, sizeof(uint32_t));
+    s->chosen = xmalloc_array(n, sizeof(uint32_t));
+    s->used = xmalloc(n);
+    s->parked_waits = xmalloc_array((size_t)s->t->n_waits + 1, sizeof(uint32_t));
+}
+
 scheduler *scheduler_new(const trace *t, const hb_model *m)
 {
     scheduler *s = xcalloc(1, sizeof *s);
@@ -251,37 +273,41 @@ scheduler *scheduler_new(const trace *t, const hb_model *m)
     index_alternatives(s);
     find_delayed(s);
     input_order(s);
-    size_t n = (size_t)s->n + 1, groups = (size_t)m->n_lock_groups + 1;
-    s->indeg = xmalloc_array(n, sizeof(uint32_t));
-    s->flag = xmalloc(n);
-    s->heap = xmalloc_array(n, sizeof(uint64_t));
-    s->held = xmalloc_array((size_t)t->n_threads + 1, sizeof(uint32_t));
-    s->holder = xmalloc_array(groups, sizeof(uint32_t));
-    s->inside = xmalloc_array(groups, sizeof(uint32_t));
-    s->pending = xmalloc_array(groups, sizeof(uint32_t));
-    s->first_open = xmalloc_array(groups, sizeof(uint32_t));
-    s->wait_head = xmalloc_array(groups, sizeof(uint32_t));
-    s->pin_head = xmalloc_array(groups, sizeof(uint32_t));
-    s->next_parked = xmalloc_array(n, sizeof(uint32_t));
-    s->deferred = xmalloc_array(n, sizeof(uint32_t));
-    s->stack = xmalloc_array(n, sizeof(uint32_t));
+    alloc_run_state(s);
     return s;
+}
+
+scheduler *scheduler_twin(const scheduler *s)
+{
+    scheduler *twin = xmalloc(sizeof *twin);
+    *twin = *s;
+    twin->twin = 1;
+    twin->steps = 0;
+    alloc_run_state(twin);
+    return twin;
+}
+
+static void free_run_state(scheduler *s)
+{
+    free(s->indeg); free(s->flag); free(s->heap); free(s->held);
+    free(s->chosen); free(s->used); free(s->parked_waits); free(s->holder);
+    free(s->inside);
+    free(s->pending); free(s->first_open); free(s->wait_head); free(s->pin_head);
+    free(s->next_parked); free(s->deferred); free(s->stack);
 }
 
 void scheduler_free(scheduler *s)
 {
     if (!s)
         return;
-    digraph_free(&s->out); digraph_free(&s->in);
-    free(s->acquire_of); free(s->release_of); free(s->group_of);
-    free(s->prev_section);
-    free(s->indeg); free(s->flag); free(s->heap); free(s->held); free(s->delayed_from);
-    free(s->rank); free(s->at_rank);
-    digraph_free(&s->feeds); free(s->gated); free(s->wait_of);
-    free(s->chosen); free(s->used); free(s->parked_waits); free(s->holder);
-    free(s->inside);
-    free(s->pending); free(s->first_open); free(s->wait_head); free(s->pin_head);
-    free(s->next_parked); free(s->deferred); free(s->stack);
+    free_run_state(s);
+    if (!s->twin) {
+        digraph_free(&s->out); digraph_free(&s->in);
+        free(s->acquire_of); free(s->release_of); free(s->group_of);
+        free(s->prev_section); free(s->delayed_from);
+        free(s->rank); free(s->at_rank);
+        digraph_free(&s->feeds); free(s->gated); free(s->wait_of);
+    }
     free(s);
 }
 

@@ -18,6 +18,10 @@
  * ends the run. */
 typedef struct scheduler scheduler;
 scheduler *scheduler_new(const trace *t, const hb_model *m);
+/* A scheduler for another thread: it shares s's graph and indexes, which
+ * it only reads (s must outlive it), and has run state of its own.  Its
+ * runs are those s would make.  Allocation failure ends the run. */
+scheduler *scheduler_twin(const scheduler *s);
 /* Looks for a solution of Φ ∧ q (q a conjunction, or a disjunction of one
  * atom; NULL: Φ alone).  Returns 1 when found, with value[e] the step of
  * each kept event (when value is not NULL; `=` pairs share a step); 0 when
