@@ -82,9 +82,11 @@ typedef struct lock_closure {
     group_run *runs;            /* s cut by chain and group, in s's order */
     uint32_t *chain_start;      /* chain -> its first entry in runs */
     implied_edge *added;        /* the edges added, to add each once */
-    int32_t *last_to;           /* section (index into s) -> the section of
-                                   the last edge from it, or -1 */
-    int32_t *last_from;         /* ... -> the section of the last edge to it */
+    int32_t *last_to;           /* section (index into s) -> the section
+                                   an edge found from it went to, the last
+                                   one that no edge found before covered
+                                   (follows_from_earlier()), or -1 */
+    int32_t *last_from;         /* ... and the section of such an edge to it */
     uint64_t budget;            /* edges still allowed */
 } lock_closure;
 
@@ -122,9 +124,9 @@ static uint32_t first_released_from(const placed_section *s, uint32_t lo,
  * bb's chain not after bb, or from a section of a's chain not before a
  * to bb; program order carries it over.  Such an edge adds no order and
  * closing it adds none either (close_edge() over its ends gives edges
- * that follow from those of the edge met before), so it is left out;
- * on real traces nearly all of them are.  The edge met before may itself
- * have been left out, as following from one met before it. */
+ * that follow from those of the edge met before), so it is left out.
+ * The edge met before may itself have been left out, as following from
+ * one met before it. */
 static int follows_from_earlier(lock_closure *c, uint32_t a, uint32_t bb)
 {
     const placed_section *s = c->s;
@@ -209,6 +211,7 @@ static void place_sections(const builder *b, lock_closure *c)
                                          t->events[x->release].pos};
         }
     qsort(c->s, n, sizeof *c->s, by_chain_group_pos);
+    assert(n <= INT32_MAX); /* the memos hold indexes into s, or -1 */
     c->last_to = xmalloc_array((size_t)n + 1, sizeof *c->last_to);
     c->last_from = xmalloc_array((size_t)n + 1, sizeof *c->last_from);
     memset(c->last_to, 0xff, sizeof *c->last_to * n);

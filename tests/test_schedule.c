@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../spider/engine/engine_schedule.h"
 #include "../spider/engine/schedule_ahead.h"
@@ -148,9 +149,10 @@ static void twin_and_run_ahead_make_the_same_runs(void **state)
 {
     (void)state;
     trace *t = test_load("s.log", LEADER);
+    assert_int_equal(t->n_events, N_LEADER);
     hb_model *m = hb_model_build(t, NULL, HANDLERS_NESTED);
     scheduler *s = scheduler_new(t, m);
-    scheduler *twin = scheduler_twin(s);
+    scheduler *twin = scheduler_twin(s, NULL);
     schedule_ahead *ahead = schedule_ahead_new(s, t->n_events);
     assert_non_null(ahead);
     uint32_t *taken = malloc(sizeof(uint32_t) * (t->n_events + 1));
@@ -173,8 +175,8 @@ static void twin_and_run_ahead_make_the_same_runs(void **state)
             schedule_ahead_start(ahead, &dropped, 1);
             schedule_ahead_drop(ahead);
             assert_false(schedule_ahead_has(ahead, 1));
-            while (!schedule_ahead_idle(ahead))
-                ; /* the dropped run ends */
+            while (!schedule_ahead_idle(ahead)) /* the dropped run ends */
+                nanosleep(&(struct timespec){0, 100000}, NULL);
             schedule_ahead_start(ahead, &q, 2);
             assert_true(schedule_ahead_has(ahead, 2));
             assert_false(schedule_ahead_has(ahead, 1));

@@ -186,6 +186,7 @@ typedef struct replay_pos {
     int atom;
 } replay_pos;
 
+/* Whether the loop comes to a before b. */
 static int pos_before(replay_pos a, replay_pos b)
 {
     return a.at != b.at ? a.at < b.at : a.k != b.k ? a.k < b.k : a.atom < b.atom;
@@ -208,8 +209,13 @@ typedef struct replay {
     uint64_t spent_ahead;            /* steps of the runs taken from it */
 } replay;
 
-/* How far ahead a run is looked for: the candidates a scan may pass. */
-enum { LOOK_AHEAD_CANDIDATES = 256 };
+/* How far ahead a run is looked for: the candidates a scan may pass,
+ * so that a scan (each time the loop itself runs the scheduler) costs
+ * little beside a run, while a few groups of candidates that one run
+ * answers are passed over.  And the largest trace a second thread runs
+ * ahead on: its run state (a twin's, about 34 bytes per event, and the
+ * steps of a run) in 256 MB, as the runs found are. */
+enum { LOOK_AHEAD_CANDIDATES = 256, AHEAD_MAX_EVENTS = 7 << 20 };
 
 /* A position as schedule_ahead's tag (k < 256: analysis.n_queries). */
 static uint64_t tag_of(replay_pos p)
@@ -338,8 +344,10 @@ static uint32_t group_of_id(const void *c, const void *ctx)
     return ((const engine_run *)ctx)->c[*(const uint32_t *)c].group;
 }
 
-/* The candidates left in the order Z3 takes them: by group, lowest rank
- * first. */
+/* Sorts candidate ids c[0..n) by_group: by group in linear time, then each
+ * group's own; the stop is checked between groups (a SIGTERM must not
+ * wait for a sort of millions of candidates by their events).  After a
+ * stop the order is not used. */
 static void sort_by_group(const engine_run *run, uint32_t *c, uint32_t n)
 {
     engine_counting_sort(c, n, sizeof *c, run->g->n, group_of_id, run);
@@ -390,7 +398,7 @@ static void run_schedules(engine_run *run, hb_answer *qa, hb_answer *verdict)
                  .left = left, .dedup = dedup};
     rp.s = scheduler_new(run->t, run->m);
     found_runs_init(&rp.found, run->t->n_events);
-    if (run->o->jobs > 1 && rp.found.max) /* its runs are kept: ahead pays */
+    if (run->o->jobs > 1 && rp.found.max && run->t->n_events <= AHEAD_MAX_EVENTS)
         rp.ahead = schedule_ahead_new(rp.s, run->t->n_events);
     for (uint32_t i = 0; i < n && !engine_stopped(run) &&
                          replay_spent(&rp) < SCHEDULE_BUDGET_STEPS; i++) {

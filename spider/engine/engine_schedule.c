@@ -30,6 +30,7 @@
 
 #include "../../util/alloc.h"
 
+#include <stdatomic.h>
 #include <string.h>
 
 enum { NEEDED = 1, DONE = 2, ARRIVED = 4, QUERY = 8,
@@ -44,29 +45,33 @@ struct scheduler {
     uint32_t n;                 /* events of the trace */
     int twin;                   /* the graph and indexes are another
                                    scheduler's (scheduler_twin()) */
+    const atomic_int *cancel;   /* a twin's: set, its run ends (not found) */
+    /* the graph and indexes: made once, only read by a run */
     digraph out, in;            /* successors, predecessors by event id */
     int32_t *acquire_of;        /* event -> the lock section it enters, or -1 */
     int32_t *release_of;        /* event -> the lock section it leaves, or -1 */
     uint32_t *group_of;         /* lock section -> its lock group */
+    int32_t *prev_section;      /* lock section -> the one before it in its
+                                   group (observed order), or -1 */
     digraph feeds;              /* send -> receives with several possible
                                    sends (a clause) it may open */
     uint8_t *gated;             /* such a receive */
     int32_t *wait_of;           /* WAIT event -> index into t->waits, or -1 */
+    uint32_t *rank;             /* event -> its place in the order the
+                                   scheduler prefers (input_order()) */
+    uint32_t *at_rank;          /* ... and back */
+    uint32_t *delayed_from;     /* thread -> position from which it comes
+                                   last (key_of), or UINT32_MAX */
+    /* one run's state (alloc_run_state(), set up by reset()) */
     uint32_t *chosen;           /* receive or WAIT -> the send or NOTIFY the
                                    last run took, or NO_EVENT */
     uint8_t *used;              /* NOTIFY -> a WAIT took it */
     uint32_t *parked_waits, n_parked_waits;
-    /* one run's state */
     uint32_t *indeg;
     uint8_t *flag;
     uint64_t *heap;             /* ready events by key_of() */
-    uint32_t *rank;             /* event -> its place in the order the
-                                   scheduler prefers (input_order()) */
-    uint32_t *at_rank;          /* ... and back */
     uint32_t heap_n;
     uint32_t *held;             /* thread -> sections it is inside */
-    uint32_t *delayed_from;     /* thread -> position from which it comes
-                                   last (key_of), or UINT32_MAX */
     uint32_t *holder;           /* group -> thread + 1 holding it, or 0 */
     uint32_t *inside;           /* group -> that thread's sections of it
                                    open (several on the chains of one
@@ -81,9 +86,7 @@ struct scheduler {
     uint32_t *next_parked;      /* event -> next parked on the same list */
     uint32_t *deferred, n_deferred;
     uint32_t *stack;
-    uint64_t steps;
-    int32_t *prev_section;      /* lock section -> the one before it in its
-                                   group (observed order), or -1 */
+    uint64_t steps;             /* events played by this scheduler's runs */
 };
 
 /* ---- the graph ------------------------------------------------------------- */
@@ -277,16 +280,18 @@ scheduler *scheduler_new(const trace *t, const hb_model *m)
     return s;
 }
 
-scheduler *scheduler_twin(const scheduler *s)
+scheduler *scheduler_twin(const scheduler *s, const atomic_int *cancel)
 {
     scheduler *twin = xmalloc(sizeof *twin);
-    *twin = *s;
+    *twin = *s; /* the graph and indexes, shared */
     twin->twin = 1;
+    twin->cancel = cancel;
     twin->steps = 0;
     alloc_run_state(twin);
     return twin;
 }
 
+/* Frees what alloc_run_state() made. */
 static void free_run_state(scheduler *s)
 {
     free(s->indeg); free(s->flag); free(s->heap); free(s->held);
@@ -768,6 +773,7 @@ static int run_once(scheduler *s, const hb_query *q, uint32_t *value,
                     enum lock_order lock_order)
 {
     run_state r = {.q = q, .value = value, .lock_order = lock_order};
+    uint32_t pops = 0;
     reset(s, &r);
     s->steps += s->n / 4; /* what reset() costs, in events played */
     for (uint32_t e = 0; e < s->n; e++)
@@ -787,6 +793,8 @@ static int run_once(scheduler *s, const hb_query *q, uint32_t *value,
         }
         if (s->heap_n == 0)
             break;
+        if (s->cancel && (++pops & 4095) == 0 && atomic_load(s->cancel))
+            return 0; /* a run nobody will take */
         uint32_t e = heap_pop(s);
         if (!may_enter(s, &r, e))
             continue;

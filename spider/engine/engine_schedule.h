@@ -10,6 +10,8 @@
 
 #include "../spider.h"
 
+#include <stdatomic.h>
+
 /* Plays the trace's kept events again in an order of its own choosing:
  * Kahn's order over U's edges, the observed order first (within a node), keeping every clause
  * itself (lock groups' mutual exclusion, a receive's possible sends, a
@@ -20,8 +22,10 @@ typedef struct scheduler scheduler;
 scheduler *scheduler_new(const trace *t, const hb_model *m);
 /* A scheduler for another thread: it shares s's graph and indexes, which
  * it only reads (s must outlive it), and has run state of its own.  Its
- * runs are those s would make.  Allocation failure ends the run. */
-scheduler *scheduler_twin(const scheduler *s);
+ * runs are those s would make, except that a run ends, not found, soon
+ * after *cancel is set (cancel may be NULL: never).  Allocation failure
+ * ends the run. */
+scheduler *scheduler_twin(const scheduler *s, const atomic_int *cancel);
 /* Looks for a solution of Φ ∧ q (q a conjunction, or a disjunction of one
  * atom; NULL: Φ alone).  Returns 1 when found, with value[e] the step of
  * each kept event (when value is not NULL; `=` pairs share a step); 0 when

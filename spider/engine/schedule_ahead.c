@@ -8,6 +8,7 @@
 
 #include <assert.h>
 #include <pthread.h>
+#include <stdatomic.h>
 
 enum state { IDLE, QUEUED, RUNNING, DONE };
 
@@ -18,6 +19,7 @@ struct schedule_ahead {
     scheduler *twin;
     enum state state;
     int dropped, quit;
+    atomic_int cancel;          /* the twin's run ends (dropped, or quit) */
     uint64_t tag;
     hb_query q;
     int found;
@@ -25,6 +27,7 @@ struct schedule_ahead {
     uint32_t *value;            /* its steps by event */
 };
 
+/* The thread: runs each query queued, until told to quit. */
 static void *run_ahead(void *arg)
 {
     schedule_ahead *a = arg;
@@ -36,9 +39,10 @@ static void *run_ahead(void *arg)
             break;
         a->state = RUNNING;
         hb_query q = a->q;
+        uint32_t *value = a->value; /* swapped only while DONE */
         pthread_mutex_unlock(&a->lock);
         uint64_t before = scheduler_steps(a->twin);
-        int found = scheduler_run(a->twin, &q, a->value);
+        int found = scheduler_run(a->twin, &q, value);
         pthread_mutex_lock(&a->lock);
         a->found = found;
         a->steps = scheduler_steps(a->twin) - before;
@@ -54,7 +58,8 @@ schedule_ahead *schedule_ahead_new(const scheduler *s, uint32_t n_events)
     schedule_ahead *a = xcalloc(1, sizeof *a);
     pthread_mutex_init(&a->lock, NULL);
     pthread_cond_init(&a->changed, NULL);
-    a->twin = scheduler_twin(s);
+    atomic_init(&a->cancel, 0);
+    a->twin = scheduler_twin(s, &a->cancel);
     a->value = xmalloc_array((size_t)n_events + 1, sizeof *a->value);
     if (pthread_create(&a->thread, NULL, run_ahead, a) != 0) {
         scheduler_free(a->twin);
@@ -82,6 +87,7 @@ void schedule_ahead_start(schedule_ahead *a, const hb_query *q, uint64_t tag)
     a->q = *q;
     a->tag = tag;
     a->dropped = 0;
+    atomic_store(&a->cancel, 0);
     a->state = QUEUED;
     pthread_cond_broadcast(&a->changed);
     pthread_mutex_unlock(&a->lock);
@@ -115,7 +121,8 @@ void schedule_ahead_drop(schedule_ahead *a)
 {
     pthread_mutex_lock(&a->lock);
     a->dropped = 1;
-    if (a->state == DONE)
+    atomic_store(&a->cancel, 1);
+    if (a->state == QUEUED || a->state == DONE)
         a->state = IDLE;
     pthread_mutex_unlock(&a->lock);
 }
@@ -126,6 +133,7 @@ void schedule_ahead_free(schedule_ahead *a)
         return;
     pthread_mutex_lock(&a->lock);
     a->quit = 1;
+    atomic_store(&a->cancel, 1);
     pthread_cond_broadcast(&a->changed);
     pthread_mutex_unlock(&a->lock);
     pthread_join(a->thread, NULL);
