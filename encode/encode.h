@@ -312,6 +312,13 @@ typedef struct hb_solver_options {
     const volatile sig_atomic_t *stop; /* or NULL */
 } hb_solver_options;
 
+/* Sets the process-wide Z3 parameters spider's solvers want: no
+ * compaction of models (a lazy lock group reads a model after every
+ * SAT check, and compacting it cost most of such a check).  Call once,
+ * from one thread, before any solver is made; without it the answers
+ * are the same, only slower.  Cannot fail. */
+void hb_solver_process_setup(void);
+
 /* A solver with Φ asserted once; owns its own Z3 context, so each thread
  * must have its own.  Returns NULL if Z3 fails (a stop is no failure:
  * the solver is returned, stopped). */

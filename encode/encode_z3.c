@@ -262,6 +262,11 @@ static int set_param(hb_solver *s, Z3_params p, const char *name, int is_bool,
     return solver_failed(s) ? -1 : 0;
 }
 
+void hb_solver_process_setup(void)
+{
+    Z3_global_param_set("model.compact", "false");
+}
+
 /* Sets s->solver up; -1 if Z3 failed. */
 static int make_solver(hb_solver *s, solver_tuning tuning, unsigned timeout_ms)
 {

@@ -591,6 +591,7 @@ static void tune_malloc(void)
 int main(int argc, char **argv)
 {
     tune_malloc();
+    hb_solver_process_setup();
     cli c = {.handlers = HANDLERS_NESTED, .order = ORDER_FILE,
              .timings = 1, .tuning = TUNING_FAST,
              .eager_locks = HB_LOCK_EAGER_MAX, .patterns = PATTERNS_AVIO,
