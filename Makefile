@@ -59,7 +59,7 @@ SAN_FLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
             -fno-sanitize-recover=undefined
 FUZZ_SECONDS ?= 600
 
-.PHONY: all deps check-deps demo test check check-sanitized check-valgrind bench \
+.PHONY: all deps check-deps demo test check check-sanitized san-bins check-valgrind bench \
         fuzz clean install uninstall agent
 # keep object files of pattern rules (no "rm" after a build)
 .PRECIOUS: $(OBJ)/%.o
@@ -149,22 +149,30 @@ test:
 	@$(MAKE) --no-print-directory -j$(NPROC) all $(TEST_BINS)
 	@QUICK=1 JOBS=$(NPROC) ./tests/run-all
 
+# The sanitized binaries are built while the release pass runs, at the
+# lowest priority: they take the cycles its scripts leave (a minute of
+# both cores, had they waited for the pass to end)
 check: deps
 	@$(MAKE) --no-print-directory -j$(NPROC) all $(TEST_BINS)
-	@JOBS=$(NPROC) ./tests/run-all
+	@mkdir -p build-san; \
+	    nice -n 19 $(MAKE) --no-print-directory san-bins >build-san/build.log 2>&1 & san=$$!; \
+	    JOBS=$(NPROC) ./tests/run-all; rc=$$?; \
+	    wait $$san || { cat build-san/build.log; exit 1; }; exit $$rc
 	@$(MAKE) --no-print-directory check-sanitized
 	@$(MAKE) --no-print-directory check-valgrind
 
-# The suite again against binaries built with ASan and UBSan (in
-# build-san/ and bin-san/), on make test's sample (QUICK=1): the
-# sanitizers look for memory errors and undefined behaviour along every
-# script's paths, the release pass before has checked the answers on the
-# large samples.  Any report fails the run.
-check-sanitized: deps
+# binaries built with ASan and UBSan, in build-san/ and bin-san/
+san-bins:
 	@$(MAKE) --no-print-directory -j$(NPROC) OBJ=build-san CFLAGS="$(SAN_FLAGS)" \
 	    BIN_DIR=bin-san bin-san/spider bin-san/test_trace bin-san/test_prune \
 	    bin-san/test_waits bin-san/test_schedule bin-san/test_graph \
 	    bin-san/test_decide
+
+# The suite again against binaries built with ASan and UBSan, on make
+# test's sample (QUICK=1): the sanitizers look for memory errors and
+# undefined behaviour along every script's paths, the release pass before
+# has checked the answers on the large samples.  Any report fails the run.
+check-sanitized: deps san-bins
 	@echo "== the suite under AddressSanitizer and UndefinedBehaviorSanitizer =="
 	@SANITIZED=1 QUICK=1 SPIDER=./bin-san/spider JOBS=$(NPROC) \
 	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
