@@ -135,7 +135,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 
 from reference_analysis import ALL_PATTERNS, found, public, run_reference
-from reference_compare import compare_one, trace_bytes
+from reference_compare import compare_one
 # tests/check_witness.py and t0175 read traces through `import reference`
 from reference_load import TraceError, load  # noqa: F401
 from reference_model import Inconsistent, Model, Trace, v  # noqa: F401
@@ -221,11 +221,15 @@ def cmd_report(args):
     sys.exit(1 if found(rep) else 0)
 
 
-def trace_bytes_or_empty(path):
+def trace_size(path):
+    """Bytes of a trace file, or of a directory's files (0 if unreadable)."""
     try:
-        return trace_bytes(path)
+        if not os.path.isdir(path):
+            return os.path.getsize(path)
+        return sum(os.path.getsize(os.path.join(path, n)) for n in os.listdir(path)
+                   if os.path.isfile(os.path.join(path, n)))
     except OSError:
-        return b""
+        return 0
 
 
 def cmd_compare(args):
@@ -234,7 +238,7 @@ def cmd_compare(args):
     # the largest traces start first (the reference's time grows faster
     # than their size: started last, one would run alone at the end);
     # the results come in the order given
-    by_size = sorted(paths, key=lambda p: -len(trace_bytes_or_empty(p)))
+    by_size = sorted(paths, key=lambda p: -trace_size(p))
     with ThreadPoolExecutor(max_workers=max(1, o["jobs"])) as pool:
         started = {p: pool.submit(compare_one, p, o) for p in by_size}
         for checks, lines in (started[p].result() for p in paths):

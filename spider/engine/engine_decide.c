@@ -164,6 +164,17 @@ static int atoms_hold(const hb_query *q, const uint32_t *v)
     return !q->any;
 }
 
+/* Atom k of disjunction q as a query of its own (the scheduler takes a
+ * disjunction atom by atom). */
+static hb_query atom_query(const hb_query *q, uint32_t k)
+{
+    hb_query one = *q;
+    one.n_atoms = 1;
+    one.any = 0;
+    one.atoms[0] = q->atoms[k];
+    return one;
+}
+
 /* Whether a run found before satisfies q, or q names a pruned event
  * (then no run is looked for). */
 static int found_before(const engine_run *run, const found_runs *f,
@@ -256,12 +267,8 @@ static int next_unanswered(const replay *rp, replay_pos *next, hb_query *q)
                 found_before(rp->run, &rp->found, q, &pruned) || pruned)
                 continue;
             *next = (replay_pos){at, k, q->any ? 0 : -1};
-            if (q->any) {
-                hb_atom a = q->atoms[0];
-                q->n_atoms = 1;
-                q->any = 0;
-                q->atoms[0] = a;
-            }
+            if (q->any)
+                *q = atom_query(q, 0);
             return 1;
         }
     }
@@ -321,10 +328,7 @@ static int schedule_satisfies(replay *rp, const hb_query *q)
     if (!q->any)
         return schedule_into(rp, q);
     for (uint32_t k = 0; k < q->n_atoms; k++) {
-        hb_query one = *q;
-        one.n_atoms = 1;
-        one.any = 0;
-        one.atoms[0] = q->atoms[k];
+        hb_query one = atom_query(q, k);
         rp->pos.atom = (int)k;
         if (schedule_into(rp, &one))
             return 1;
