@@ -42,12 +42,12 @@ LIB_SRC = util/alloc.c util/clock.c util/text.c util/graph.c traces/trace_load.c
           spider/engine/engine_witness.c spider/engine/context.c \
           spider/analysis/analysis_data.c spider/analysis/analysis_message.c spider/analysis/analysis_handler.c \
           spider/analysis/analysis_atomicity.c \
-          spider/analysis/analysis_multivar.c spider/analysis/correlation.c spider/analysis/analyses.c \
+          spider/analysis/analysis_multivar.c spider/analysis/correlation.c spider/analysis/invariants.c spider/analysis/analyses.c \
           spider/report/report.c \
           spider/report/report_text.c spider/report/report_json.c spider/report/report_sarif.c \
           spider/report/report_html.c spider/report/report_shiviz.c \
           spider/report/kinds.c spider/cli/filter.c spider/cli/suppress.c spider/report/baseline.c \
-          spider/cli/select.c spider/cli/progress.c
+          spider/cli/select.c spider/cli/progress.c spider/cli/learn.c
 # (no header list: each object depends on the headers it includes, from
 # the .d files -MMD writes)
 LIB_OBJ = $(LIB_SRC:%.c=$(OBJ)/%.o)
@@ -139,6 +139,12 @@ demo: deps
 	done; true
 	@echo; echo "== atomicity violations (benchmarks/atomicity/) =="
 	@./bin/spider --atomicity benchmarks/atomicity/hbase-region; \
+	    s=$$?; [ $$s -le 1 ]
+	@echo; echo "== learning from 20 passing runs (benchmarks/learning/) =="
+	@rm -f build/apache-log.inv
+	@./bin/spider --learn=build/apache-log.inv benchmarks/learning/apache-log/passing/*.log
+	@./bin/spider -q --atomicity --invariants=build/apache-log.inv \
+	    --only-invariant-violations benchmarks/learning/apache-log/failing.log; \
 	    s=$$?; [ $$s -le 1 ]
 
 # make check and make test build on every core

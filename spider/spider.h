@@ -41,6 +41,16 @@ typedef enum race_kind { RACE_DATA, RACE_MESSAGE, RACE_HANDLER,
 typedef enum baseline_state { BASELINE_NONE, BASELINE_NEW,
                               BASELINE_KNOWN } baseline_state;
 
+/* With --invariants (spider/analysis/invariants.h): what the passing runs
+ * learnt from say of an atomicity or multi-variable group's region. */
+typedef enum invariant_state {
+    INVARIANT_NOT_ASKED = 0,         /* no --invariants, or another kind */
+    INVARIANT_HOLDS,                 /* an invariant: the group violates it */
+    INVARIANT_SEEN,                  /* interleaved in passing runs: likely
+                                        benign */
+    INVARIANT_UNLEARNT               /* executed in too few passing runs */
+} invariant_state;
+
 struct event_context;
 
 /* One event of an instance or a witness, copied out of the trace. */
@@ -110,6 +120,9 @@ typedef struct race_group {
     uint64_t undecided;              /* candidates the solver left open */
     uint8_t ranked;                  /* its kind ranks instances by gap */
     uint8_t baseline;                /* baseline_state (--baseline) */
+    uint8_t invariant;               /* invariant_state (--invariants) */
+    uint32_t runs_executed;          /* --invariants: passing runs that */
+    uint32_t runs_interleaved;       /* executed, and interleaved, its region */
     uint32_t gap;                    /* the smallest local gap (CTrigger) */
     event_ref events[GROUP_EVENTS];  /* the instance shown */
     uint32_t n_events;
@@ -178,6 +191,13 @@ void report_drop_witnesses(report *r);
  * the order; n_by_kind follows.  The summary is left as decided. */
 void report_drop_groups(report *r, const uint8_t *drop_groups,
                         const uint8_t *drop_open);
+/* What --invariants says of g, for people: "seen in passing runs:
+ * interleaved in 7 of the 20 that executed it", or "" when not asked.
+ * Writes into buf (always terminated) and returns it. */
+char *race_group_invariant_text(const race_group *g, char *buf, size_t len);
+/* The JSON name of an invariant_state: "holds", "seen", "unlearnt" (NULL
+ * for INVARIANT_NOT_ASKED). */
+const char *invariant_state_name(invariant_state s);
 /* A kind's title ("Data races") and JSON key ("data_races"), from the
  * table in report.c. */
 const char *race_kind_title(race_kind k);
@@ -282,6 +302,13 @@ typedef struct report_notes {
     size_t n_rules;
     const char *baseline;            /* the baseline report, or NULL */
     uint64_t new_groups, known_groups;
+    const char *invariants;          /* --invariants: the file, or NULL */
+    uint32_t invariant_runs;         /* the passing runs it learnt from */
+    uint32_t invariant_min_runs, invariant_threshold;
+    int only_invariant_violations;   /* --only-invariant-violations */
+    uint64_t by_invariant[4];        /* groups shown, by invariant_state */
+    uint64_t not_invariant[RACE_KINDS]; /* groups dropped by
+                                        --only-invariant-violations */
 } report_notes;
 
 typedef struct print_options {

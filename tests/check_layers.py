@@ -27,7 +27,8 @@ import sys
 # with the descriptor of analysis.h and the order of hb_order.h) and
 # nothing else of it, so that the engine's insides can change under the
 # analyses.
-ANALYSES = ["spider/analysis/analysis_*", "spider/analysis/correlation"]
+ANALYSES = ["spider/analysis/analysis_*", "spider/analysis/correlation",
+            "spider/analysis/invariants"]
 ANALYSIS_API = ["spider/engine/engine", "spider/engine/analysis", "spider/engine/hb_order"]
 
 # Lowest first; a unit may use its own layer (without a circle) and those
@@ -44,7 +45,7 @@ LAYERS = [
     ("printers and selection", ["spider/report/report_*", "spider/report/baseline",
                                 "spider/cli/filter", "spider/cli/suppress",
                                 "spider/cli/select", "spider/cli/progress"]),
-    ("the command", ["spider/cli/main"]),
+    ("the command", ["spider/cli/main", "spider/cli/learn"]),
 ]
 FOLDERS = ["util", "traces", "encode", "prune", "spider"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

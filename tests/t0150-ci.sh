@@ -26,6 +26,11 @@ name=atomicity; sarif_of --atomicity benchmarks/atomicity/hbase-region
 if [ $has_multivar = 1 ]; then
     name=multivar; sarif_of --multi-variable benchmarks/multivar/mysql-binlog
 fi
+if $SPIDER --help | grep -q -- '--invariants'; then # marks of passing runs
+    $SPIDER --learn="$TMP/learnt.inv" benchmarks/learning/apache-log/passing/*.log >/dev/null
+    name=learning; sarif_of --atomicity --multi-variable --invariants="$TMP/learnt.inv" \
+        benchmarks/learning/apache-log/failing.log
+fi
 name=ci-after; sarif_of --source-root=$CI/src $CI/after
 if [ -e "$SHARED_TRACE" ]; then
     name=trace_10iter_10peer; sarif_of "$SHARED_TRACE"

@@ -7,6 +7,7 @@
 
 #include "../analysis/correlation.h"
 
+#include "learn.h"
 #include "progress.h"
 #include "select.h"
 
@@ -52,6 +53,10 @@ typedef struct cli {
     int correlation_options_set;     /* --max-distance or --min-support */
     int witness;                     /* --witness */
     const char *html;                /* --html=FILE */
+    const char *learn;               /* --learn=FILE */
+    const char *invariants;          /* --invariants=FILE */
+    invariant_rule invariant_rule;   /* --invariant-min-runs, -threshold */
+    int only_invariant_violations;
 } cli;
 
 static const char usage[] =
@@ -109,6 +114,19 @@ static const char usage[] =
     "      --min-support=N         mining: at least N gaps kept (default 3)\n"
     "      --list-correlations     print the correlated pairs (mined and given)\n"
     "                              with distance and support, and stop\n"
+    "      --learn=FILE            learn from passing runs instead (AVIO): each\n"
+    "                              TRACE (a file or a directory) is one run;\n"
+    "                              the regions they execute and interleave are\n"
+    "                              added to FILE (made if missing)\n"
+    "      --invariants=FILE       mark atomicity and multi-variable groups by\n"
+    "                              what the passing runs of FILE say of their\n"
+    "                              region: violates an invariant, seen in\n"
+    "                              passing runs, or not learnt\n"
+    "      --invariant-threshold=T an invariant was interleaved in at most T\n"
+    "                              passing runs (default 0)\n"
+    "      --invariant-min-runs=N  and executed in at least N (default 1)\n"
+    "      --only-invariant-violations\n"
+    "                              drop the groups that violate no invariant\n"
     "      --emit-smt2=FILE        write the model as SMT-LIB2 (QF_IDL)\n"
     "      --lenient               skip bad events with a warning\n"
     "      --timeout-ms=N          per-query solver timeout (0 = none)\n"
@@ -155,6 +173,10 @@ enum { OPT_HANDLERS = 256, OPT_ORDER, OPT_SMT2, OPT_LENIENT, OPT_TIMEOUT,
 /* Explaining races (issue 12): a range of their own. */
 enum { OPT_WITNESS = 768, OPT_HTML };
 
+/* Learning from passing runs (a range of their own). */
+enum { OPT_LEARN = 1024, OPT_INVARIANTS, OPT_INVARIANT_THRESHOLD,
+       OPT_INVARIANT_MIN_RUNS, OPT_ONLY_INVARIANT_VIOLATIONS };
+
 /* The multi-variable analysis's options (a range of their own). */
 enum { OPT_MULTIVAR = 512, OPT_CORRELATED, OPT_MAX_DISTANCE, OPT_MIN_SUPPORT,
        OPT_LIST_CORRELATIONS };
@@ -183,6 +205,12 @@ static const struct option long_options[] = {
     {"max-distance", required_argument, NULL, OPT_MAX_DISTANCE},
     {"min-support", required_argument, NULL, OPT_MIN_SUPPORT},
     {"list-correlations", no_argument, NULL, OPT_LIST_CORRELATIONS},
+    {"learn", required_argument, NULL, OPT_LEARN},
+    {"invariants", required_argument, NULL, OPT_INVARIANTS},
+    {"invariant-threshold", required_argument, NULL, OPT_INVARIANT_THRESHOLD},
+    {"invariant-min-runs", required_argument, NULL, OPT_INVARIANT_MIN_RUNS},
+    {"only-invariant-violations", no_argument, NULL,
+     OPT_ONLY_INVARIANT_VIOLATIONS},
     {"witness", no_argument, NULL, OPT_WITNESS},
     {"html", required_argument, NULL, OPT_HTML},
     {"source-root", required_argument, NULL, OPT_SOURCE_ROOT},
@@ -330,6 +358,33 @@ static int parse_correlation_option(cli *c, int opt, const char *arg)
     }
 }
 
+/* --learn, --invariants and what they take. */
+static int parse_learning_option(cli *c, int opt, const char *arg)
+{
+    unsigned v;
+    switch (opt) {
+    case OPT_LEARN:
+        c->learn = arg;
+        return 0;
+    case OPT_INVARIANTS:
+        c->invariants = arg;
+        return 0;
+    case OPT_INVARIANT_THRESHOLD:
+        if (parse_count("invariant-threshold", arg, &v, 0) != 0)
+            return -1;
+        c->invariant_rule.threshold = v;
+        return 0;
+    case OPT_INVARIANT_MIN_RUNS:
+        if (parse_count("invariant-min-runs", arg, &v, 1) != 0)
+            return -1;
+        c->invariant_rule.min_runs = v;
+        return 0;
+    default: /* OPT_ONLY_INVARIANT_VIOLATIONS */
+        c->only_invariant_violations = 1;
+        return 0;
+    }
+}
+
 static int parse_option(cli *c, int opt, const char *arg)
 {
     static const char *const formats[] = {"text", "json", "sarif", "shiviz",
@@ -425,6 +480,12 @@ static int parse_option(cli *c, int opt, const char *arg)
     case OPT_MIN_SUPPORT:
     case OPT_LIST_CORRELATIONS:
         return parse_correlation_option(c, opt, arg);
+    case OPT_LEARN:
+    case OPT_INVARIANTS:
+    case OPT_INVARIANT_THRESHOLD:
+    case OPT_INVARIANT_MIN_RUNS:
+    case OPT_ONLY_INVARIANT_VIOLATIONS:
+        return parse_learning_option(c, opt, arg);
     default:
         return parse_select_option(c, opt, arg);
     }
@@ -529,7 +590,7 @@ static int write_html(const char *path, const report *r,
 static int selecting(const cli *c)
 {
     return c->baseline || c->suppressions || c->filter.kinds ||
-           c->filter.node || c->filter.match;
+           c->filter.node || c->filter.match || c->invariants;
 }
 
 /* One error line; the message names files and values of the input, whose
@@ -560,6 +621,45 @@ static int load_selection(const cli *c, select_options *sel)
         fprintf(stderr, "spider: --suppressions: %s\n", err);
         return -1;
     }
+    sel->invariants_path = c->invariants;
+    sel->invariant_rule = c->invariant_rule;
+    sel->only_invariant_violations = c->only_invariant_violations;
+    if (c->invariants) {
+        invariants *inv = invariants_new();
+        sel->invariants = inv;
+        if (invariants_load(inv, c->invariants, err, sizeof err) != 0) {
+            print_error(err);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* What --learn and --invariants refuse, and what they warn of.  -1
+ * (said) on bad usage. */
+static int check_learning(const cli *c)
+{
+    if (c->learn && c->invariants) {
+        fputs("spider: --learn and --invariants: learn from passing runs in "
+              "one call, mark a failing run's groups in another\n"
+              "Try 'spider --help'.\n", stderr);
+        return -1;
+    }
+    if (c->learn && c->list_correlations) {
+        fputs("spider: --learn and --list-correlations: give one of them\n"
+              "Try 'spider --help'.\n", stderr);
+        return -1;
+    }
+    if (c->invariants && !c->atomicity && !c->multi_variable && !c->quiet)
+        fputs("spider: warning: --invariants marks atomicity and "
+              "multi-variable groups: it does nothing without --atomicity or "
+              "--multi-variable\n", stderr);
+    if (!c->invariants && !c->quiet &&
+        (c->only_invariant_violations || c->invariant_rule.min_runs != 1 ||
+         c->invariant_rule.threshold != 0))
+        fputs("spider: warning: --only-invariant-violations, "
+              "--invariant-threshold and --invariant-min-runs do nothing "
+              "without --invariants\n", stderr);
     return 0;
 }
 
@@ -596,7 +696,8 @@ int main(int argc, char **argv)
              .timings = 1, .tuning = TUNING_FAST,
              .eager_locks = HB_LOCK_EAGER_MAX, .patterns = PATTERNS_AVIO,
              .region = REGION_ACCESS,
-             .correlation = {.max_distance = 5, .min_support = 3}};
+             .correlation = {.max_distance = 5, .min_support = 3},
+             .invariant_rule = {.min_runs = 1, .threshold = 0}};
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     c.jobs = cpus > 0 ? (unsigned)cpus : 1;
     c.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
@@ -641,6 +742,17 @@ int main(int argc, char **argv)
                 "Try 'spider --help'.\n",
                 c.format == FORMAT_JSON ? "JSON" : c.format == FORMAT_SARIF ? "SARIF" : "ShiViz");
         return EXIT_BAD_INPUT;
+    }
+    if (check_learning(&c) != 0)
+        return EXIT_BAD_INPUT;
+    if (c.learn) {
+        trace_options lopts = {.order = c.order, .lenient = c.lenient,
+                               .jobs = c.jobs,
+                               .warnings = c.quiet ? NULL : stderr,
+                               .stop = &stop_requested};
+        return flush_report(learn_runs(c.learn, (const char *const *)argv +
+                                           optind, (size_t)(argc - optind),
+                                       &lopts, &c.correlation, stdout));
     }
     if (load_selection(&c, &sel) != 0)
         goto cleanup;
@@ -779,6 +891,7 @@ cleanup:
         _exit(flush_report(status));
     suppressions_free(sel.suppressions);
     baseline_free((baseline *)sel.baseline);
+    invariants_free((invariants *)sel.invariants);
     report_free(r);
     hb_model_free(m);
     free(keep);

@@ -8,9 +8,31 @@
 
 #include <string.h>
 
-/* 1 if the group is dropped (counted in notes), else marks it. */
+/* Marks g by what the invariants say of its region: (loc(p), loc(c)) or
+ * (loc(a1), loc(a2)).  1 if --only-invariant-violations drops it. */
+static int judge(race_group *g, const select_options *o)
+{
+    region_kind k;
+    const char *second;
+    if (g->kind == RACE_ATOMICITY) {
+        k = REGION_KIND_ATOMICITY;
+        second = g->locations[2];
+    } else if (g->kind == RACE_MULTIVAR) {
+        k = REGION_KIND_MULTIVAR;
+        second = g->locations[1];
+    } else {
+        return 0;
+    }
+    g->invariant = (uint8_t)invariants_judge(
+        o->invariants, k, g->locations[0], second, &o->invariant_rule,
+        &g->runs_executed, &g->runs_interleaved);
+    return o->only_invariant_violations && g->invariant != INVARIANT_HOLDS;
+}
+
+/* 1 if the group is dropped (counted in notes), else marks it; counted:
+ * a decided group (not an open one). */
 static int select_one(race_group *g, const select_options *o,
-                      report_notes *notes, int count_baseline)
+                      report_notes *notes, int counted)
 {
     cJSON *json = report_group_json(g);
     int drop = 1;
@@ -18,12 +40,16 @@ static int select_one(race_group *g, const select_options *o,
         notes->suppressed[g->kind]++;
     else if (!filter_keeps(&o->filter, g->kind, json))
         notes->hidden[g->kind]++;
+    else if (o->invariants && judge(g, o))
+        notes->not_invariant[g->kind]++;
     else
         drop = 0;
+    if (!drop && counted && g->invariant)
+        notes->by_invariant[g->invariant]++;
     if (!drop && o->baseline) {
         int known = baseline_has(o->baseline, g->kind, json);
         g->baseline = known ? BASELINE_KNOWN : BASELINE_NEW;
-        if (count_baseline)
+        if (counted)
             *(known ? &notes->known_groups : &notes->new_groups) += 1;
     }
     cJSON_Delete(json);
@@ -36,6 +62,13 @@ void select_groups(report *r, const select_options *o, report_notes *notes)
     notes->suppressions = o->suppressions ? o->suppressions_path : NULL;
     notes->baseline = o->baseline ? o->baseline_path : NULL;
     notes->kinds = o->filter.kinds;
+    if (o->invariants) {
+        notes->invariants = o->invariants_path;
+        notes->invariant_runs = invariants_runs(o->invariants);
+        notes->invariant_min_runs = o->invariant_rule.min_runs;
+        notes->invariant_threshold = o->invariant_rule.threshold;
+        notes->only_invariant_violations = o->only_invariant_violations;
+    }
     uint8_t *drop = xcalloc(r->n_groups + 1, 1);
     uint8_t *drop_open = xcalloc(r->n_open + 1, 1);
     for (size_t i = 0; i < r->n_groups; i++)

@@ -11,6 +11,7 @@
 #ifndef SPIDER_SELECT_H
 #define SPIDER_SELECT_H
 
+#include "../analysis/invariants.h"
 #include "../report/baseline.h"
 #include "filter.h"
 #include "suppress.h"
@@ -21,6 +22,10 @@ typedef struct select_options {
     const char *suppressions_path;
     const baseline *baseline;        /* or NULL */
     const char *baseline_path;
+    const invariants *invariants;    /* or NULL */
+    const char *invariants_path;
+    invariant_rule invariant_rule;
+    int only_invariant_violations;
 } select_options;
 
 /* Drops and marks r's groups (r->groups and r->open) as o says. */

@@ -3,6 +3,7 @@
  */
 #include "../spider.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +28,34 @@ const char *race_kind_title(race_kind k)
 const char *race_kind_key(race_kind k)
 {
     return k < RACE_KINDS ? kind_names[k].key : "?";
+}
+
+const char *invariant_state_name(invariant_state s)
+{
+    static const char *const names[] = {NULL, "holds", "seen", "unlearnt"};
+    return s <= INVARIANT_UNLEARNT ? names[s] : NULL;
+}
+
+char *race_group_invariant_text(const race_group *g, char *buf, size_t len)
+{
+    unsigned ex = g->runs_executed, in = g->runs_interleaved;
+    switch (g->invariant) {
+    case INVARIANT_HOLDS:
+        snprintf(buf, len, "violates an invariant: executed in %u passing "
+                 "%s, interleaved in %u", ex, ex == 1 ? "run" : "runs", in);
+        break;
+    case INVARIANT_SEEN:
+        snprintf(buf, len, "seen in passing runs: interleaved in %u of the "
+                 "%u that executed it", in, ex);
+        break;
+    case INVARIANT_UNLEARNT:
+        snprintf(buf, len, "not learnt: executed in %u passing %s", ex,
+                 ex == 1 ? "run" : "runs");
+        break;
+    default:
+        snprintf(buf, len, "%s", "");
+    }
+    return buf;
 }
 
 static void free_ref(event_ref *e);

@@ -820,6 +820,13 @@ static void print_what(const race_group *g, FILE *out)
     }
     fprintf(out, " %llu%s %s.</p>\n", (unsigned long long)g->count,
             g->unchecked ? "+" : "", plural(g->count, "instance", "instances"));
+    if (g->invariant) {
+        char said[160];
+        fprintf(out, "<p class=\"%s\">Passing runs: ",
+                g->invariant == INVARIANT_HOLDS ? "note inv" : "note");
+        html(out, race_group_invariant_text(g, said, sizeof said));
+        fputs(".</p>\n", out);
+    }
 }
 
 /* Where an event runs and what it holds (event_context). */

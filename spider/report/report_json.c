@@ -136,6 +136,13 @@ static cJSON *group_json(const race_group *g)
     cJSON *o = report_group_json(g);
     if (g->baseline != BASELINE_NONE)
         cJSON_AddStringToObject(o, "baseline", baseline_names[g->baseline]);
+    if (g->invariant) {
+        cJSON *p = cJSON_AddObjectToObject(o, "passing_runs");
+        cJSON_AddStringToObject(p, "invariant",
+                                invariant_state_name(g->invariant));
+        add_u64(p, "executed", g->runs_executed);
+        add_u64(p, "interleaved", g->runs_interleaved);
+    }
     return o;
 }
 
@@ -168,6 +175,22 @@ static cJSON *selection_json(const report_notes *n)
         cJSON_AddStringToObject(b, "file", n->baseline);
         add_u64(b, "new", n->new_groups);
         add_u64(b, "known", n->known_groups);
+    }
+    if (n->invariants) {
+        cJSON *v = cJSON_AddObjectToObject(o, "invariants");
+        cJSON_AddStringToObject(v, "file", n->invariants);
+        add_u64(v, "runs", n->invariant_runs);
+        add_u64(v, "min_runs", n->invariant_min_runs);
+        add_u64(v, "threshold", n->invariant_threshold);
+        cJSON_AddBoolToObject(v, "only_violations",
+                              n->only_invariant_violations);
+        for (int s = INVARIANT_HOLDS; s <= INVARIANT_UNLEARNT; s++)
+            add_u64(v, invariant_state_name((invariant_state)s),
+                    n->by_invariant[s]);
+        cJSON *d = cJSON_AddObjectToObject(v, "not_shown");
+        for (int k = 0; k < RACE_KINDS; k++)
+            if (n->not_invariant[k])
+                add_u64(d, race_kind_key((race_kind)k), n->not_invariant[k]);
     }
     return o;
 }

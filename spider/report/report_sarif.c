@@ -362,6 +362,10 @@ static char *result_text(const race_group *g, const cJSON *json)
     else
         fprintf(f, " (undecided: %llu candidates the solver left open)",
                 (unsigned long long)g->undecided);
+    if (g->invariant) {
+        char said[160];
+        fprintf(f, "; %s", race_group_invariant_text(g, said, sizeof said));
+    }
     return text_close(f, &buf, &len);
 }
 
@@ -400,6 +404,14 @@ static cJSON *result(const race_group *g, int rule_index,
         cJSON_AddStringToObject(res, "baselineState",
                                 g->baseline == BASELINE_NEW ? "new"
                                                             : "unchanged");
+    if (g->invariant) { /* what passing runs said (--invariants) */
+        cJSON *props = cJSON_AddObjectToObject(res, "properties");
+        cJSON *p = cJSON_AddObjectToObject(props, "passingRuns");
+        cJSON_AddStringToObject(p, "invariant",
+                                invariant_state_name(g->invariant));
+        cJSON_AddNumberToObject(p, "executed", g->runs_executed);
+        cJSON_AddNumberToObject(p, "interleaved", g->runs_interleaved);
+    }
     return res;
 }
 

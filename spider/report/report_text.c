@@ -253,6 +253,12 @@ static void print_group(const race_group *g, size_t n, const style *st,
     else if (g->baseline == BASELINE_KNOWN)
         fprintf(out, " %s[known]%s", st->dim, st->off);
     fputc('\n', out);
+    if (g->invariant) {
+        char said[160];
+        fprintf(out, "     %s%s%s\n",
+                g->invariant == INVARIANT_HOLDS ? st->red : st->dim,
+                race_group_invariant_text(g, said, sizeof said), st->off);
+    }
     text_pool tp = {0};
     const char *node = text_safe(&tp, g->node), *var = text_safe(&tp, g->variable);
     if (g->kind == RACE_MESSAGE) {
@@ -333,6 +339,9 @@ static void print_dropped(const report_notes *notes, race_kind k, FILE *out)
     if (notes && notes->hidden[k])
         fprintf(out, ", %llu hidden by filters",
                 (unsigned long long)notes->hidden[k]);
+    if (notes && notes->not_invariant[k])
+        fprintf(out, ", %llu that violate no invariant not shown",
+                (unsigned long long)notes->not_invariant[k]);
 }
 
 static void print_kind(const report *r, race_kind k, const style *st,
@@ -395,12 +404,37 @@ static void print_totals(const report *r, const print_options *o,
         fprintf(out, " (%llu new, %llu known)",
                 (unsigned long long)notes->new_groups,
                 (unsigned long long)notes->known_groups);
+    if (notes && notes->invariants)
+        fprintf(out, " (%llu violating invariants, %llu seen in passing runs, "
+                "%llu not learnt)",
+                (unsigned long long)notes->by_invariant[INVARIANT_HOLDS],
+                (unsigned long long)notes->by_invariant[INVARIANT_SEEN],
+                (unsigned long long)notes->by_invariant[INVARIANT_UNLEARNT]);
     fprintf(out, "; %llu undecided", (unsigned long long)r->summary.undecided);
     if (suppressed)
         fprintf(out, "; %llu suppressed", (unsigned long long)suppressed);
     if (hidden)
         fprintf(out, "; %llu hidden by filters", (unsigned long long)hidden);
     fprintf(out, "%s\n", st->off);
+}
+
+/* What --invariants read and the rule it applied. */
+static void print_invariants(const report_notes *n, FILE *out)
+{
+    uint64_t dropped = 0;
+    for (int k = 0; k < RACE_KINDS; k++)
+        dropped += n->not_invariant[k];
+    fputs("\nInvariants (", out);
+    text_put(out, n->invariants);
+    fprintf(out, "): learnt from %u passing %s; a region is an invariant "
+            "when executed in at least %u and interleaved in at most %u of "
+            "them", n->invariant_runs, plural(n->invariant_runs, "run", "runs"),
+            n->invariant_min_runs, n->invariant_threshold);
+    if (n->only_invariant_violations)
+        fprintf(out, "; %llu %s that violate none not shown "
+                "(--only-invariant-violations)", (unsigned long long)dropped,
+                plural(dropped, "group", "groups"));
+    fputc('\n', out);
 }
 
 /* TSan's "used suppressions": what each line dropped, and the lines that
@@ -471,6 +505,8 @@ void report_print_text(const report *r, const print_options *o, FILE *out)
         return;
     if (o->notes && o->notes->suppressions)
         print_suppressions(o->notes, out);
+    if (o->notes && o->notes->invariants)
+        print_invariants(o->notes, out);
     if (r->summary.not_asked)
         fprintf(out, "\nN+ instances: %llu more candidates of groups already "
                 "proven racy were not checked (--all-instances checks them)\n",
