@@ -468,6 +468,29 @@ uint32_t hb_order_locks(const hb_order *o, uint32_t a, uint32_t *out)
     return k;
 }
 
+uint32_t hb_order_locks_both(const hb_order *o, uint32_t a, uint32_t k,
+                             uint32_t *out)
+{
+    const shortcut_engine *e = &o->e;
+    int32_t f = e->held_first[e->dense[a]];
+    uint32_t n = 0;
+    assert(o->focused != UINT32_MAX);
+    if (f < 0 || e->held_first[e->dense[k]] < 0)
+        return 0;
+    for (const uint32_t *x = e->held + f; *x != UINT32_MAX; x++) {
+        const lock_section *s = &e->t->sections[*x];
+        if (clocks_inside(e, &o->now->u, s, a) && /* as clocks_excluded() */
+            clocks_inside(e, &o->now->u, s, k))
+            out[n++] = s->lock;
+    }
+    qsort(out, n, sizeof *out, cmp_lock);
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (!m || out[i] != out[m - 1])
+            out[m++] = out[i];
+    return m;
+}
+
 void hb_order_free(hb_order *o)
 {
     if (!o)

@@ -85,6 +85,13 @@ int hb_order_r_is_u(const hb_order *o);
  * when their lists meet. */
 uint32_t hb_order_max_locks(const hb_order *o, uint32_t a);
 uint32_t hb_order_locks(const hb_order *o, uint32_t a, uint32_t *out);
+/* The locks of the sections of a's thread that hold both a and k (a
+ * later access of the thread) by U, sorted, each once, into out (room
+ * for hb_order_max_locks(o, a)); returns how many.  An access b of
+ * another thread can fall between a and k exactly when none of its
+ * locks (hb_order_locks) is one of them, as far as locks go. */
+uint32_t hb_order_locks_both(const hb_order *o, uint32_t a, uint32_t k,
+                             uint32_t *out);
 void hb_order_free(hb_order *o);
 
 #endif
