@@ -408,7 +408,8 @@ static int learn_atomicity(learner *l, const volatile sig_atomic_t *stop)
  * of its instances was. */
 static void add_sightings(invariants *inv, const trace *t, sightings *s)
 {
-    qsort(s->v, s->n, sizeof *s->v, by_region);
+    if (s->n) /* qsort of a NULL array is undefined, even of nothing */
+        qsort(s->v, s->n, sizeof *s->v, by_region);
     for (size_t i = 0, j; i < s->n; i = j) {
         int interleaved = 0;
         for (j = i; j < s->n && by_region(&s->v[i], &s->v[j]) == 0; j++)
