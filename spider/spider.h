@@ -164,7 +164,13 @@ typedef struct correlation_ref {
     char *node, *x, *y;
     double distance;                 /* NAN: the pair has no gap */
     uint32_t support;
-    const char *source;              /* "mined", "given" or "both" */
+    const char *source;              /* "mined", "given", "both", "muvi", ...
+                                        (correlation_source_name()) */
+    char *rule;                      /* MUVI's strongest rule of the pair,
+                                        "W(x) => A(y)" with their names, or
+                                        NULL */
+    uint32_t rule_support;           /* its functions */
+    double rule_confidence;
 } correlation_ref;
 
 typedef struct report {

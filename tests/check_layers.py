@@ -28,6 +28,7 @@ import sys
 # nothing else of it, so that the engine's insides can change under the
 # analyses.
 ANALYSES = ["spider/analysis/analysis_*", "spider/analysis/correlation",
+            "spider/analysis/correlation_muvi",
             "spider/analysis/invariants"]
 ANALYSIS_API = ["spider/engine/engine", "spider/engine/analysis", "spider/engine/hb_order"]
 

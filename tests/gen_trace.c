@@ -80,6 +80,10 @@ static void usage(FILE *f)
           "                  --steps 12000 makes about 100,000 events)\n"
           "  --pairs P       correlated variable pairs (xK, yK) per node, 1 to\n"
           "                  1000 (default 2; knob --correlated)\n"
+          "  --functions F   accesses' locations in F functions app.fK.LINE\n"
+          "                  (a correlated pair's two in one function, a few\n"
+          "                  lines apart), for MUVI's mining; default 0: as\n"
+          "                  ever (app.acc.N)\n"
           "  --plain         set every knob to 0 (later knobs still apply)\n"
           "  --shape=locks   the lock-heavy shape instead (tests/gen_trace_locks.c):\n"
           "                  per node a main thread forks --threads T workers\n"
@@ -198,6 +202,8 @@ int main(int argc, char **argv)
             steps = atoi(val);
         else if (!strcmp(arg, "--pairs"))
             s.pairs = atoi(val);
+        else if (!strcmp(arg, "--functions"))
+            s.functions = atoi(val);
         else if (!strcmp(arg, "-o"))
             dir = val;
         else if (!strcmp(arg, "--merged"))
@@ -209,7 +215,8 @@ int main(int argc, char **argv)
         }
     }
     if ((!dir && !merged) || nodes < 1 || nodes > MAX_NODES || steps < 1 ||
-        s.pairs < 1 || s.pairs > MAX_PAIRS) {
+        s.pairs < 1 || s.pairs > MAX_PAIRS || s.functions < 0 ||
+        s.functions > 1000) {
         usage(stderr);
         return 2;
     }

@@ -61,6 +61,12 @@ static void loc(sim *s, char *buf, size_t len, int node, int type)
         HIT(s, NO_LOC);
         return;
     }
+    if (s->functions && (type == R || type == W)) {
+        snprintf(buf, len, ",\"loc\":\"app.f%u.%u\"",
+                 gen_rng_below(&s->r, (uint32_t)s->functions),
+                 gen_rng_below(&s->r, 400));
+        return;
+    }
     int shared = gen_rng_chance(&s->r, 50);
     snprintf(buf, len, ",\"loc\":\"app.%s.%u\"", loc_kind[type],
              gen_rng_below(&s->r, 4) + (shared ? 0 : 10 * (unsigned)(node + 1)));

@@ -49,6 +49,15 @@ static void correlated_access(sim *s, int n, int t)
             emit_lock(s, n, t, l);
         }
     }
+    /* --functions: both in one function, a few lines apart */
+    char at[2][64];
+    if (s->functions) {
+        uint32_t fn = gen_rng_below(&s->r, (uint32_t)s->functions);
+        uint32_t line = gen_rng_below(&s->r, 400);
+        for (int i = 0; i < 2; i++)
+            snprintf(at[i], sizeof at[i], ",\"loc\":\"app.f%u.%u\"", fn,
+                     line + (uint32_t)i * (1 + gen_rng_below(&s->r, 12)));
+    }
     for (int i = 0; i < 2; i++) {
         if (i == 1)
             for (int gap = (int)gen_rng_below(&s->r, 3); gap--;) {
@@ -60,8 +69,10 @@ static void correlated_access(sim *s, int n, int t)
                                  gen_out_name(s, n, NAME_VAR,
                                               (int)gen_rng_below(&s->r, VARS)));
             }
+        s->force_loc = s->functions ? at[i] : NULL;
         gen_out_emit(s, n, t, gen_rng_chance(&s->r, 50) ? W : R,
                      ",\"variable\":\"%c%d\"", (i == 0) != y_first ? 'x' : 'y', k);
+        s->force_loc = NULL;
     }
     if (lock >= 0)
         emit_unlock(s, n, t, lock);

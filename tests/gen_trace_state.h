@@ -168,6 +168,7 @@ typedef struct sim {
     int knob[N_FEATURES];
     long hit[N_FEATURES];
     int pairs;                 /* correlated pairs per node (--pairs) */
+    int functions;             /* --functions: accesses' functions, or 0 */
     int n_nodes;
     node_sim node[MAX_NODES];
     out_file files[MAX_NODES];

@@ -147,7 +147,7 @@ def parse_opts(args, allow_handlers=True):
     o = dict(handlers="nested", atomicity=False, patterns=None, region="access",
              jobs=os.cpu_count() or 1,
              z3_only=False, multi_variable=False, correlated=None,
-             max_distance=None, min_support=None)
+             max_distance=None, min_support=None, correlation="sun")
     paths = []
     i = 0
     while i < len(args):
@@ -162,6 +162,10 @@ def parse_opts(args, allow_handlers=True):
             o["atomicity"] = True
         elif a == "--multi-variable":
             o["multi_variable"] = True
+        elif a.startswith("--correlation="):
+            o["correlation"] = a.split("=", 1)[1]
+            if o["correlation"] not in ("sun", "muvi", "both"):
+                usage("bad --correlation")
         elif a.startswith("--correlated="):
             o["correlated"] = a.split("=", 1)[1]
         elif a.startswith("--max-distance="):

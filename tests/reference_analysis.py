@@ -16,7 +16,7 @@ DEFAULT_PATTERNS = ["RWR", "WWR", "WRW", "RWW"]
 
 def analyse(events, handlers="nested", atomicity=False, patterns=None, region="access",
             z3_only=False, multi_variable=False, given=(), max_distance=5.0,
-            min_support=3):
+            min_support=3, miners=("sun",)):
     """The report as a dict of lists of groups; each group: locations,
     variable, node, count, pattern, and `alts`: the set of (variable, node,
     pattern) of its instances (for multi-variable groups the variable is the
@@ -100,7 +100,7 @@ def analyse(events, handlers="nested", atomicity=False, patterns=None, region="a
     # multi-variable atomicity violations
     pairs = []
     if multi_variable:
-        pairs = correlations(tr, given, max_distance, min_support)
+        pairs = correlations(tr, given, max_distance, min_support, miners)
         by_thread = {}   # (thread, (node, var)) -> accesses in program order
         for e in tr.events:
             if e.type in ("R", "W"):
@@ -227,6 +227,9 @@ def public(report):
     return out
 
 
+MINERS = {"sun": ("sun",), "muvi": ("muvi",), "both": ("sun", "muvi")}
+
+
 def found(report):
     return any(lst for k, lst in report.items() if k != "correlated_pairs")
 
@@ -238,7 +241,8 @@ def run_reference(paths, o, handlers):
         ev = load(paths)
         return "ok", analyse(ev, handlers, o["atomicity"], o["patterns"], o["region"],
                                o["z3_only"], o["multi_variable"], given,
-                               float(o["max_distance"] or 5), int(o["min_support"] or 3))
+                               float(o["max_distance"] or 5), int(o["min_support"] or 3),
+                               MINERS[o.get("correlation", "sun")])
     except TraceError as ex:
         return "error", str(ex)
     except Inconsistent:

@@ -11,7 +11,7 @@ import pickle
 import subprocess
 import threading
 
-from reference_analysis import found, run_reference
+from reference_analysis import MINERS, found, run_reference
 from reference_correlations import bkey, correlations, parse_correlated
 from reference_load import TraceError, load, text_of
 from reference_model import Trace
@@ -101,6 +101,8 @@ def correlation_flags(o):
         f.append("--max-distance=" + o["max_distance"])
     if o["min_support"] is not None:
         f.append("--min-support=" + o["min_support"])
+    if o.get("correlation", "sun") != "sun":
+        f.append("--correlation=" + o["correlation"])
     return f
 
 
@@ -132,6 +134,11 @@ def pair_diffs(ref, sp, where):
             bad.append("support %s, reference %d" % (s_.get("support"), r["support"]))
         if s_.get("source") != r["source"]:
             bad.append("source %s, reference %s" % (s_.get("source"), r["source"]))
+        sr, rr = s_.get("rule"), r.get("rule")
+        if (sr is None) != (rr is None) or (rr and (
+                sr.get("text") != rr["text"] or sr.get("support") != rr["support"] or
+                abs(sr.get("confidence", -1) - rr["confidence"]) > 1e-9)):
+            bad.append("rule %s, reference %s" % (json.dumps(sr), json.dumps(rr)))
         d = s_.get("distance")
         if r["distance"] is None:
             if d is not None:
@@ -170,7 +177,8 @@ def compare_one(path, o):
         try:
             given = parse_correlated(o["correlated"]) if o["correlated"] else []
             st, ref = "ok", correlations(Trace(load([path])), given,
-                                         float(o["max_distance"] or 5), int(o["min_support"] or 3))
+                                         float(o["max_distance"] or 5), int(o["min_support"] or 3),
+                                         MINERS[o.get("correlation", "sun")])
         except TraceError as ex:
             st, ref = "error", str(ex)
         p = subprocess.run([spider, "-f", "json", "--no-timings", "-q", "--list-correlations"]

@@ -60,9 +60,55 @@ def gap_stats(gaps):
     return sum(kept) / len(kept), len(kept)
 
 
-def correlations(tr, given, max_distance, min_support):
+MUVI_MIN_SUPPORT, MUVI_MIN_CONFIDENCE, MUVI_MAX_LINES, MUVI_POPULAR = 3, 0.8, 10, 100
+FUNCTION = re.compile(r"(.+)\.([0-9]{1,9})\Z", re.S)
+
+
+def function_of(loc):
+    """(function, line) of a location: a.b.C.m.12 is line 12 of a.b.C.m;
+    without a trailing number, the location itself at line 0."""
+    m = FUNCTION.match(loc)
+    return (m.group(1), int(m.group(2))) if m else (loc, 0)
+
+
+def muvi_rules(tr):
+    """MUVI's access rules that hold (docs/model.md, "MUVI's access
+    rules"): [(from, to, A1, A2, support, confidence)], A1/A2 in R, W, A,
+    sorted by (from, to) byte-wise, then A1, A2 in the order R, W, A."""
+    acc = {}             # function -> set of (line, variable name, type)
+    for e in tr.events:
+        if e.type in ("R", "W") and e.loc_given:
+            fn, line = function_of(e.loc)
+            acc.setdefault(fn, set()).add((line, e.var[1], e.type))
+    performs = {}        # (variable, A) -> functions
+    support = {}         # (from, to, A1, A2) -> functions
+    for fn, s in acc.items():
+        kinds = lambda t: (t, "A")
+        for _, v, t in s:
+            for a in kinds(t):
+                performs.setdefault((v, a), set()).add(fn)
+        for l1, x, t1 in s:
+            for l2, y, t2 in s:
+                if x != y and abs(l1 - l2) <= MUVI_MAX_LINES:
+                    for a1 in kinds(t1):
+                        for a2 in kinds(t2):
+                            support.setdefault((x, y, a1, a2), set()).add(fn)
+    popular = {v for (v, a), fns in performs.items() if a == "A" and len(fns) > MUVI_POPULAR}
+    out = []
+    for (x, y, a1, a2), fns in support.items():
+        conf = len(fns) / len(performs[(x, a1)])
+        if len(fns) >= MUVI_MIN_SUPPORT and conf >= MUVI_MIN_CONFIDENCE and \
+                x not in popular and y not in popular:
+            out.append((x, y, a1, a2, len(fns), conf))
+    order = {"R": 0, "W": 1, "A": 2}
+    out.sort(key=lambda r: (bkey(r[0]), bkey(r[1]), order[r[2]], order[r[3]]))
+    return out
+
+
+def correlations(tr, given, max_distance, min_support, miners=("sun",)):
     """The correlated pairs of a trace: a list of dicts node, variables
-    [X, Y] (X < Y byte-wise), distance, support, source; sorted."""
+    [X, Y] (X < Y byte-wise), distance, support, source, and with MUVI's
+    miner the pair's strongest rule; sorted."""
     threads_of = {}      # (node, var) -> set of threads
     names = {}           # node -> set of variable names accessed
     gaps = {}            # (node, X, Y) -> [gap]
@@ -86,7 +132,7 @@ def correlations(tr, given, max_distance, min_support):
         if len(threads_of[(node, x)]) < 2 or len(threads_of[(node, y)]) < 2:
             continue
         d, sup = gap_stats(gs)
-        if d is not None and sup >= min_support and d <= max_distance:
+        if "sun" in miners and d is not None and sup >= min_support and d <= max_distance:
             pairs[key] = dict(node=node, variables=[x, y], distance=d, support=sup,
                               source="mined")
     for gnode, x, y in given:
@@ -103,4 +149,26 @@ def correlations(tr, given, max_distance, min_support):
             d, sup = gap_stats(gaps.get(key, []))
             pairs[key] = dict(node=node, variables=[x, y], distance=d, support=sup,
                               source="given")
+    if "muvi" in miners:
+        best = {}        # {x, y} -> the strongest rule: confidence, support, first
+        for r in muvi_rules(tr):
+            k = frozenset(r[:2])
+            if k not in best or (r[5], r[4]) > (best[k][5], best[k][4]):
+                best[k] = r
+        for r in best.values():
+            x, y = sorted(r[:2], key=bkey)
+            for node in names:
+                if x not in names[node] or y not in names[node]:
+                    continue
+                key = (node, x, y)
+                p = pairs.get(key)
+                if p is None:
+                    d, sup = gap_stats(gaps.get(key, []))
+                    p = pairs[key] = dict(node=node, variables=[x, y], distance=d,
+                                          support=sup, source="muvi")
+                else:
+                    p["source"] = {"mined": "mined+muvi", "given": "given+muvi",
+                                   "both": "mined+given+muvi"}[p["source"]]
+                p["rule"] = dict(text="%s(%s) => %s(%s)" % (r[2], r[0], r[3], r[1]),
+                                 support=r[4], confidence=r[5])
     return [pairs[k] for k in sorted(pairs, key=lambda k: tuple(bkey(x) for x in k))]

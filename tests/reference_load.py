@@ -28,7 +28,7 @@ class TraceError(Exception):
 class Ev:
     __slots__ = ("gid", "thread", "node", "idx", "type", "var", "loc",
                  "msg", "tcp", "chan", "size", "ts", "child", "file", "line",
-                 "ctx", "encl", "handler")
+                 "ctx", "encl", "handler", "loc_given")
 
     def __repr__(self):
         return "%s#%d:%s" % (self.thread, self.idx, self.type)
@@ -187,6 +187,7 @@ def make_event(obj, path, line):
         e.loc = text_of(obj["loc"])
         if e.loc is None:
             bad("loc", "not a string or a number")
+    e.loc_given = e.loc is not None
     e.var = e.msg = e.chan = e.size = e.child = None
     e.tcp = False
     ts = obj.get("timestamp")

@@ -14,7 +14,8 @@
 /* A pair of objects to compute: x < y by id. */
 typedef struct pair_entry {
     uint64_t key;            /* x << 32 | y */
-    uint8_t given;
+    uint8_t source;          /* CORRELATION_GIVEN | CORRELATION_MUVI */
+    int32_t rule;            /* MUVI: the strongest rule, or -1 */
     UT_hash_handle hh;
 } pair_entry;
 
@@ -31,6 +32,7 @@ static pair_entry *add_pair(pair_entry **table, uint32_t a, uint32_t b)
     if (!p) {
         p = xcalloc(1, sizeof *p);
         p->key = key;
+        p->rule = -1;
         HASH_ADD(hh, *table, key, sizeof p->key, p);
     }
     return p;
@@ -335,9 +337,11 @@ static void free_index(name_entry *table)
     }
 }
 
-/* Marks the pairs of one line; returns how many nodes it matched. */
-static size_t give_pair(const trace *t, name_entry *index, const char *node,
-                        const char *x, const char *y, pair_entry **table)
+/* Marks the pairs of x and y on node (or "*": every node) as coming
+ * from source; returns how many nodes it matched. */
+static size_t mark_pair(const trace *t, name_entry *index, const char *node,
+                        const char *x, const char *y, uint8_t source,
+                        int32_t rule, pair_entry **table)
 {
     name_entry *ex, *ey;
     HASH_FIND_STR(index, x, ex);
@@ -350,7 +354,10 @@ static size_t give_pair(const trace *t, name_entry *index, const char *node,
                 (strcmp(node, "*") != 0 &&
                  strcmp(node, t->strings[t->objects[a].node]) != 0))
                 continue;
-            add_pair(table, a, b)->given = 1;
+            pair_entry *e = add_pair(table, a, b);
+            e->source |= source;
+            if (rule >= 0)
+                e->rule = rule;
             matched++;
         }
     return matched;
@@ -384,7 +391,8 @@ static int read_given(const trace *t, const char *path, const uint8_t *seen,
                      "(two different variables of a node, or of every node "
                      "with *)", path, no);
             rc = -1;
-        } else if (!give_pair(t, index, tok[0], tok[1], tok[2], table) &&
+        } else if (!mark_pair(t, index, tok[0], tok[1], tok[2],
+                              CORRELATION_GIVEN, -1, table) &&
                    warnings) {
             fprintf(warnings, "spider: %s:%u: warning: no node accesses both "
                     "%s and %s\n", path, no, tok[1], tok[2]);
@@ -432,11 +440,11 @@ static void keep_pairs(const trace *t, const correlation_options *o,
         correlated_pair p = {.x = x, .y = y};
         size_t n = pair_gaps(&ix, x, y, &gaps, &cap);
         sun_distance(gaps, n, &p.distance, &p.support);
-        if (threads[x] >= 2 && threads[y] >= 2 &&
+        if ((o->miners & MINER_SUN) && threads[x] >= 2 && threads[y] >= 2 &&
             p.support >= o->min_support && p.distance <= o->max_distance)
             p.source |= CORRELATION_MINED;
-        if (e->given)
-            p.source |= CORRELATION_GIVEN;
+        p.source |= e->source;
+        p.rule = e->rule;
         if (!p.source)
             continue;
         if (strcmp(t->strings[t->objects[x].name],
@@ -452,6 +460,53 @@ static void keep_pairs(const trace *t, const correlation_options *o,
         qsort_r(out->pairs, out->n, sizeof *out->pairs, cmp_pairs, (void *)t);
 }
 
+/* The strongest rule of two variables (by name): the highest
+ * confidence, then support, then the first in the rules' order. */
+typedef struct best_rule {
+    uint64_t key;            /* the names' string ids, lower first */
+    int32_t rule;
+    UT_hash_handle hh;
+} best_rule;
+
+static int stronger(const muvi_rule *q, const muvi_rule *b)
+{
+    return q->confidence > b->confidence ||
+           (q->confidence == b->confidence && q->support > b->support);
+}
+
+/* MUVI's rules, and a pair on every node for each two variables a rule
+ * relates, with their strongest rule. */
+static void muvi_pairs(const trace *t, const correlation_options *o,
+                       const uint8_t *seen, pair_entry **table,
+                       correlation *out)
+{
+    out->n_rules = muvi_mine(t, &o->muvi, &out->rules);
+    best_rule *best = NULL, *e, *tmp;
+    for (size_t i = 0; i < out->n_rules; i++) {
+        const muvi_rule *r = &out->rules[i];
+        uint64_t key = r->from < r->to ? (uint64_t)r->from << 32 | r->to
+                                       : (uint64_t)r->to << 32 | r->from;
+        HASH_FIND(hh, best, &key, sizeof key, e);
+        if (!e) {
+            e = xcalloc(1, sizeof *e);
+            e->key = key;
+            e->rule = (int32_t)i;
+            HASH_ADD(hh, best, key, sizeof e->key, e);
+        } else if (stronger(r, &out->rules[e->rule])) {
+            e->rule = (int32_t)i;
+        }
+    }
+    name_entry *index = index_variables(t, seen);
+    HASH_ITER(hh, best, e, tmp) {
+        const muvi_rule *r = &out->rules[e->rule];
+        mark_pair(t, index, "*", t->strings[r->from], t->strings[r->to],
+                  CORRELATION_MUVI, e->rule, table);
+        HASH_DEL(best, e);
+        free(e);
+    }
+    free_index(index);
+}
+
 int correlation_find(const trace *t, const correlation_options *o,
                      FILE *warnings, correlation *out, char *err,
                      size_t err_len)
@@ -462,8 +517,11 @@ int correlation_find(const trace *t, const correlation_options *o,
     int rc = 0;
     if (o->given)
         rc = read_given(t, o->given, threads, &table, warnings, err, err_len);
+    if (rc == 0 && (o->miners & MINER_MUVI))
+        muvi_pairs(t, o, threads, &table, out);
     if (rc == 0) {
-        close_pairs(t, threads, o->max_distance, &table);
+        if (o->miners & MINER_SUN)
+            close_pairs(t, threads, o->max_distance, &table);
         keep_pairs(t, o, threads, table, out);
     }
     free_pairs(&table);
@@ -474,14 +532,16 @@ int correlation_find(const trace *t, const correlation_options *o,
 void correlation_free(correlation *c)
 {
     free(c->pairs);
+    free(c->rules);
     memset(c, 0, sizeof *c);
 }
 
 const char *correlation_source_name(uint8_t source)
 {
-    return source == (CORRELATION_MINED | CORRELATION_GIVEN) ? "both"
-         : source == CORRELATION_GIVEN                       ? "given"
-                                                             : "mined";
+    static const char *const names[8] = {
+        "mined", "mined", "given", "both", "muvi", "mined+muvi",
+        "given+muvi", "mined+given+muvi"};
+    return names[source & 7];
 }
 
 correlation_ref *correlation_refs(const trace *t, const correlation *c)
@@ -495,6 +555,15 @@ correlation_ref *correlation_refs(const trace *t, const correlation *c)
             .y = xstrdup(t->strings[t->objects[p->y].name]),
             .distance = p->distance, .support = p->support,
             .source = correlation_source_name(p->source)};
+        if (p->rule >= 0) {
+            const muvi_rule *r = &c->rules[p->rule];
+            if (asprintf(&refs[i].rule, "%s(%s) => %s(%s)",
+                         muvi_access_name(r->a1), t->strings[r->from],
+                         muvi_access_name(r->a2), t->strings[r->to]) < 0)
+                alloc_fail(0, "a rule's text");
+            refs[i].rule_support = r->support;
+            refs[i].rule_confidence = r->confidence;
+        }
     }
     return refs;
 }
@@ -505,6 +574,7 @@ void correlation_refs_free(correlation_ref *refs, size_t n)
         free(refs[i].node);
         free(refs[i].x);
         free(refs[i].y);
+        free(refs[i].rule);
     }
     free(refs);
 }

@@ -26,7 +26,13 @@
  * accesses × variables: two threads writing 20,000 variables once took
  * over 2 minutes that way, 0.7 s this way.)
  *
- * Ownership: a correlation owns its pairs array; free it with
+ * MUVI (`--correlation=muvi` or `both`; seeds/lu-avio-muvi-thesis.txt
+ * §5.3, correlation_muvi.c) mines access rules A1(x) ⇒ A2(y) over the
+ * functions of the trace's locations instead (docs/model.md); a pair
+ * with a rule that holds, either way, is correlated on every node that
+ * has both variables.  Sun's miner, MUVI's and the given pairs add up.
+ *
+ * Ownership: a correlation owns its pairs and rules arrays; free it with
  * correlation_free().  Pairs name trace objects and strings: they are
  * valid while the trace is.  Allocation failure ends the run
  * (util/alloc.h).
@@ -35,27 +41,37 @@
 #define SPIDER_CORRELATION_H
 
 #include "../spider.h"
+#include "correlation_muvi.h"
 
 #include <stdio.h>
 
-enum { CORRELATION_MINED = 1, CORRELATION_GIVEN = 2 };
+enum { CORRELATION_MINED = 1, CORRELATION_GIVEN = 2, CORRELATION_MUVI = 4 };
+
+/* The miners --correlation picks. */
+enum { MINER_SUN = 1, MINER_MUVI = 2 };
 
 typedef struct correlated_pair {
     uint32_t x, y;          /* trace objects of one node, name(x) < name(y) */
     double distance;        /* mean of the kept gaps; no gap: NAN */
     uint32_t support;       /* the number of kept gaps */
-    uint8_t source;         /* CORRELATION_MINED | CORRELATION_GIVEN */
+    uint8_t source;         /* CORRELATION_MINED | _GIVEN | _MUVI */
+    int32_t rule;           /* CORRELATION_MUVI: its strongest rule (index
+                               into correlation.rules), else -1 */
 } correlated_pair;
 
 typedef struct correlation {
     correlated_pair *pairs; /* sorted by (node, name(x), name(y)) */
     size_t n, cap;
+    muvi_rule *rules;       /* MUVI's rules that hold (muvi_mine()) */
+    size_t n_rules;
 } correlation;
 
 typedef struct correlation_options {
     double max_distance;    /* --max-distance, default 5 */
     unsigned min_support;   /* --min-support, default 3 */
     const char *given;      /* --correlated=FILE, or NULL */
+    unsigned miners;        /* --correlation: MINER_SUN (default) | MUVI */
+    muvi_options muvi;      /* MUVI's thresholds */
 } correlation_options;
 
 /* The pairs mined from t, plus those of o->given (read and matched

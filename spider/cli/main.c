@@ -114,6 +114,16 @@ static const char usage[] =
     "      --min-support=N         mining: at least N gaps kept (default 3)\n"
     "      --list-correlations     print the correlated pairs (mined and given)\n"
     "                              with distance and support, and stop\n"
+    "      --correlation=sun|muvi|both\n"
+    "                              the miner: Sun's gap distance (default), MUVI's\n"
+    "                              access rules A1(x) => A2(y) over the functions\n"
+    "                              of the locations (a.b.C.m.12: a.b.C.m), or both\n"
+    "      --muvi-min-support=N    MUVI: a rule's functions at least N (default 3)\n"
+    "      --muvi-min-confidence=C MUVI: its confidence at least C (default 0.8)\n"
+    "      --muvi-max-lines=L      MUVI: together when at most L lines apart in a\n"
+    "                              function (default 10)\n"
+    "      --muvi-popular=N        MUVI: leave out variables accessed in more\n"
+    "                              than N functions (default 100)\n"
     "      --learn=FILE            learn from passing runs instead (AVIO): each\n"
     "                              TRACE (a file or a directory) is one run;\n"
     "                              the regions they execute and interleave are\n"
@@ -179,7 +189,8 @@ enum { OPT_LEARN = 1024, OPT_INVARIANTS, OPT_INVARIANT_THRESHOLD,
 
 /* The multi-variable analysis's options (a range of their own). */
 enum { OPT_MULTIVAR = 512, OPT_CORRELATED, OPT_MAX_DISTANCE, OPT_MIN_SUPPORT,
-       OPT_LIST_CORRELATIONS };
+       OPT_LIST_CORRELATIONS, OPT_CORRELATION, OPT_MUVI_MIN_SUPPORT,
+       OPT_MUVI_MIN_CONFIDENCE, OPT_MUVI_MAX_LINES, OPT_MUVI_POPULAR };
 
 static const struct option long_options[] = {
     {"format", required_argument, NULL, 'f'},
@@ -205,6 +216,11 @@ static const struct option long_options[] = {
     {"max-distance", required_argument, NULL, OPT_MAX_DISTANCE},
     {"min-support", required_argument, NULL, OPT_MIN_SUPPORT},
     {"list-correlations", no_argument, NULL, OPT_LIST_CORRELATIONS},
+    {"correlation", required_argument, NULL, OPT_CORRELATION},
+    {"muvi-min-support", required_argument, NULL, OPT_MUVI_MIN_SUPPORT},
+    {"muvi-min-confidence", required_argument, NULL, OPT_MUVI_MIN_CONFIDENCE},
+    {"muvi-max-lines", required_argument, NULL, OPT_MUVI_MAX_LINES},
+    {"muvi-popular", required_argument, NULL, OPT_MUVI_POPULAR},
     {"learn", required_argument, NULL, OPT_LEARN},
     {"invariants", required_argument, NULL, OPT_INVARIANTS},
     {"invariant-threshold", required_argument, NULL, OPT_INVARIANT_THRESHOLD},
@@ -352,6 +368,39 @@ static int parse_correlation_option(cli *c, int opt, const char *arg)
     case OPT_MIN_SUPPORT:
         c->correlation_options_set = 1;
         return parse_count("min-support", arg, &c->correlation.min_support, 1);
+    case OPT_CORRELATION: {
+        static const char *const miners[] = {"sun", "muvi", "both", NULL};
+        int i = choose("correlation", arg, miners);
+        if (i < 0)
+            return -1;
+        c->correlation_options_set = 1;
+        c->correlation.miners = i == 0 ? MINER_SUN : i == 1 ? MINER_MUVI
+                                                           : MINER_SUN | MINER_MUVI;
+        return 0;
+    }
+    case OPT_MUVI_MIN_SUPPORT:
+        c->correlation_options_set = 1;
+        return parse_count("muvi-min-support", arg,
+                           &c->correlation.muvi.min_support, 1);
+    case OPT_MUVI_MIN_CONFIDENCE:
+        c->correlation_options_set = 1;
+        c->correlation.muvi.min_confidence = strtod(arg, &end);
+        if (*arg == '\0' || *end != '\0' ||
+            !(c->correlation.muvi.min_confidence >= 0 &&
+              c->correlation.muvi.min_confidence <= 1)) {
+            fprintf(stderr, "spider: --muvi-min-confidence: '%s' is not a "
+                    "number from 0 to 1\n", arg);
+            return -1;
+        }
+        return 0;
+    case OPT_MUVI_MAX_LINES:
+        c->correlation_options_set = 1;
+        return parse_count("muvi-max-lines", arg,
+                           &c->correlation.muvi.max_lines, 0);
+    case OPT_MUVI_POPULAR:
+        c->correlation_options_set = 1;
+        return parse_count("muvi-popular", arg, &c->correlation.muvi.popular,
+                           1);
     default: /* OPT_LIST_CORRELATIONS */
         c->list_correlations = 1;
         return 0;
@@ -479,6 +528,11 @@ static int parse_option(cli *c, int opt, const char *arg)
     case OPT_MAX_DISTANCE:
     case OPT_MIN_SUPPORT:
     case OPT_LIST_CORRELATIONS:
+    case OPT_CORRELATION:
+    case OPT_MUVI_MIN_SUPPORT:
+    case OPT_MUVI_MIN_CONFIDENCE:
+    case OPT_MUVI_MAX_LINES:
+    case OPT_MUVI_POPULAR:
         return parse_correlation_option(c, opt, arg);
     case OPT_LEARN:
     case OPT_INVARIANTS:
@@ -696,7 +750,10 @@ int main(int argc, char **argv)
              .timings = 1, .tuning = TUNING_FAST,
              .eager_locks = HB_LOCK_EAGER_MAX, .patterns = PATTERNS_AVIO,
              .region = REGION_ACCESS,
-             .correlation = {.max_distance = 5, .min_support = 3},
+             .correlation = {.max_distance = 5, .min_support = 3,
+                             .miners = MINER_SUN,
+                             .muvi = {.min_support = 3, .min_confidence = 0.8,
+                                      .max_lines = 10, .popular = 100}},
              .invariant_rule = {.min_runs = 1, .threshold = 0}};
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     c.jobs = cpus > 0 ? (unsigned)cpus : 1;
@@ -758,9 +815,9 @@ int main(int argc, char **argv)
         goto cleanup;
     if ((c.correlation.given || c.correlation_options_set) &&
         !c.multi_variable && !c.list_correlations && !c.quiet)
-        fputs("spider: warning: --correlated, --max-distance and "
-              "--min-support do nothing without --multi-variable or "
-              "--list-correlations\n", stderr);
+        fputs("spider: warning: --correlated, --correlation, --max-distance, "
+              "--min-support and --muvi-* do nothing without "
+              "--multi-variable or --list-correlations\n", stderr);
 
     double start = clock_seconds();
     if (c.progress == 1 ||

@@ -131,6 +131,7 @@ void report_free(report *r)
         free(r->correlations[i].node);
         free(r->correlations[i].x);
         free(r->correlations[i].y);
+        free(r->correlations[i].rule);
     }
     free(r->correlations);
     free(r);

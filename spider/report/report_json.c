@@ -209,6 +209,12 @@ cJSON *report_correlations_json(const correlation_ref *c, size_t n)
             cJSON_AddNumberToObject(o, "distance", c[i].distance);
         add_u64(o, "support", c[i].support);
         cJSON_AddStringToObject(o, "source", c[i].source);
+        if (c[i].rule) { /* MUVI's */
+            cJSON *r = cJSON_AddObjectToObject(o, "rule");
+            cJSON_AddStringToObject(r, "text", c[i].rule);
+            add_u64(r, "support", c[i].rule_support);
+            cJSON_AddNumberToObject(r, "confidence", c[i].rule_confidence);
+        }
         cJSON_AddItemToArray(a, o);
     }
     return a;
@@ -237,7 +243,11 @@ int report_correlations_print(const correlation_ref *refs, size_t n, int json,
                 fprintf(out, "%9s", "-");
             else
                 fprintf(out, "%9.2f", refs[i].distance);
-            fprintf(out, " %8u  %s\n", refs[i].support, refs[i].source);
+            fprintf(out, " %8u  %s", refs[i].support, refs[i].source);
+            if (refs[i].rule)
+                fprintf(out, "  %s, support %u, confidence %.2f", refs[i].rule,
+                        refs[i].rule_support, refs[i].rule_confidence);
+            fputc('\n', out);
         }
     }
     return ferror(out) ? -1 : 0;

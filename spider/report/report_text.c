@@ -472,7 +472,11 @@ static void print_correlations(const report *r, FILE *out)
             fputs("no gap", out);
         else
             fprintf(out, "distance %.2f", c->distance);
-        fprintf(out, ", support %u, %s\n", c->support, c->source);
+        fprintf(out, ", support %u, %s", c->support, c->source);
+        if (c->rule)
+            fprintf(out, "; %s (support %u, confidence %.2f)", c->rule,
+                    c->rule_support, c->rule_confidence);
+        fputc('\n', out);
     }
     if (r->n_correlations > SHOWN)
         fprintf(out, "            \u2026 and %zu more (--list-correlations "
