@@ -489,13 +489,6 @@ static void variables(engine_run *run, atom_state *st, uint32_t from,
     }
 }
 
-static uint32_t batch_key(const void *x, const void *ctx)
-{
-    const hb_order *o = ctx;
-    const trace *t = hb_order_trace(o);
-    return hb_order_batch(o, t->events[*(const uint32_t *)x].thread);
-}
-
 /* Every candidate: with engine_order (--solver=auto) batch by batch in
  * generate_batch, counted over intervals; else listed here. */
 static void generate(engine_run *run)
@@ -513,15 +506,8 @@ static void generate(engine_run *run)
     size_t locs = (size_t)t->n_strings + t->n_events + 1;
     st->scratch.loc_stamp = xcalloc(locs, sizeof(uint32_t));
     st->scratch.loc_slot = xmalloc_array(locs, sizeof(uint32_t));
-    uint32_t n_batches = hb_order_n_batches(o);
     /* stable: each batch keeps the order by variable and context */
-    engine_counting_sort(st->acc, st->n, sizeof *st->acc, n_batches,
-                         batch_key, o);
-    st->batch_start = xcalloc((size_t)n_batches + 2, sizeof *st->batch_start);
-    for (uint32_t i = 0; i < st->n; i++)
-        st->batch_start[hb_order_batch(o, t->events[st->acc[i]].thread) + 1]++;
-    for (uint32_t b = 0; b < n_batches; b++)
-        st->batch_start[b + 1] += st->batch_start[b];
+    st->batch_start = engine_sort_by_batch(o, st->acc, st->n);
 }
 
 static void generate_batch(engine_run *run, uint32_t batch, int focused)

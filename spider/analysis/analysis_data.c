@@ -23,13 +23,6 @@ static uint32_t object_key(const void *x, const void *ctx)
     return (uint32_t)object;
 }
 
-static uint32_t batch_key(const void *x, const void *ctx)
-{
-    const hb_order *o = ctx;
-    const trace *t = hb_order_trace(o);
-    return hb_order_batch(o, t->events[*(const uint32_t *)x].thread);
-}
-
 static int enabled(const analysis_options *o)
 {
     (void)o;
@@ -850,14 +843,8 @@ static void generate(engine_run *run)
         variables(run, st, 0, st->n, NULL);
         return;
     }
-    uint32_t n_batches = hb_order_n_batches(o);
     /* batch by batch (engine_order's), then as above */
-    engine_counting_sort(st->acc, st->n, sizeof *st->acc, n_batches, batch_key, o);
-    st->batch_start = xcalloc((size_t)n_batches + 2, sizeof *st->batch_start);
-    for (uint32_t i = 0; i < st->n; i++)
-        st->batch_start[hb_order_batch(o, t->events[st->acc[i]].thread) + 1]++;
-    for (uint32_t b = 0; b < n_batches; b++)
-        st->batch_start[b + 1] += st->batch_start[b];
+    st->batch_start = engine_sort_by_batch(o, st->acc, st->n);
 }
 
 static void generate_batch(engine_run *run, uint32_t batch, int focused)

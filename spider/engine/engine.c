@@ -47,6 +47,26 @@ uint32_t engine_thread_rank(const engine_run *run, uint32_t thread)
     return run->g->thread_rank[thread];
 }
 
+static uint32_t batch_key(const void *x, const void *ctx)
+{
+    const hb_order *o = ctx;
+    const trace *t = hb_order_trace(o);
+    return hb_order_batch(o, t->events[*(const uint32_t *)x].thread);
+}
+
+uint32_t *engine_sort_by_batch(const hb_order *o, uint32_t *ev, uint32_t n)
+{
+    const trace *t = hb_order_trace(o);
+    uint32_t n_batches = hb_order_n_batches(o);
+    engine_counting_sort(ev, n, sizeof *ev, n_batches, batch_key, o);
+    uint32_t *start = xcalloc((size_t)n_batches + 2, sizeof *start);
+    for (uint32_t i = 0; i < n; i++)
+        start[hb_order_batch(o, t->events[ev[i]].thread) + 1]++;
+    for (uint32_t b = 0; b < n_batches; b++)
+        start[b + 1] += start[b];
+    return start;
+}
+
 int engine_cmp_u64(const void *x, const void *y)
 {
     uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;

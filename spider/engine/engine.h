@@ -91,6 +91,12 @@ void engine_counting_sort(void *base, size_t n, size_t size, uint32_t range,
                           uint32_t (*key)(const void *elem, const void *ctx),
                           const void *ctx);
 
+/* Sorts events ev[0..n) stably by the batch of o their thread's node is
+ * in, and returns where each batch starts: batch b is ev[start[b] ..
+ * start[b + 1]) (hb_order_n_batches(o) + 1 entries; the caller frees
+ * them).  For an analysis whose generate_batch takes a batch's share. */
+uint32_t *engine_sort_by_batch(const hb_order *o, uint32_t *ev, uint32_t n);
+
 /* qsort comparator of uint64_t. */
 int engine_cmp_u64(const void *a, const void *b);
 
