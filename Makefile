@@ -42,7 +42,7 @@ LIB_SRC = util/alloc.c util/clock.c util/text.c util/graph.c traces/trace_load.c
           spider/engine/engine_witness.c spider/engine/context.c \
           spider/analysis/analysis_data.c spider/analysis/analysis_message.c spider/analysis/analysis_handler.c \
           spider/analysis/analysis_atomicity.c \
-          spider/analysis/analysis_multivar.c spider/analysis/correlation.c spider/analysis/correlation_muvi.c spider/analysis/invariants.c spider/analysis/analyses.c \
+          spider/analysis/analysis_multivar.c spider/analysis/correlation.c spider/analysis/correlation_muvi.c spider/analysis/analysis_inconsistent.c spider/analysis/invariants.c spider/analysis/analyses.c \
           spider/report/report.c \
           spider/report/report_text.c spider/report/report_json.c spider/report/report_sarif.c \
           spider/report/report_html.c spider/report/report_shiviz.c \

@@ -34,7 +34,8 @@ typedef enum spider_exit {
 /* ---- the report model ----------------------------------------------------- */
 
 typedef enum race_kind { RACE_DATA, RACE_MESSAGE, RACE_HANDLER,
-                         RACE_ATOMICITY, RACE_MULTIVAR, RACE_KINDS } race_kind;
+                         RACE_ATOMICITY, RACE_MULTIVAR, RACE_INCONSISTENT,
+                         RACE_KINDS } race_kind;
 
 /* With --baseline (spider/cli/baseline.h): whether a previous report already
  * had the group. */
@@ -114,7 +115,10 @@ typedef struct race_group {
     char *node, *variable;           /* variable: NULL for message races */
     char *variable_y;                /* multi-variable: a2's variable (y) */
     char pattern[24];                /* atomicity: types of p, r, c;
-                                        multi-variable: "Rx..Wy / Wx,Ry" */
+                                        multi-variable: "Rx..Wy / Wx,Ry";
+                                        inconsistent: "W(x) => A(y)" */
+    uint32_t rule_support;           /* inconsistent updates: the rule's */
+    double rule_confidence;          /* support and confidence */
     uint64_t count;                  /* instances proven */
     uint64_t unchecked;              /* more candidates, not asked */
     uint64_t undecided;              /* candidates the solver left open */
@@ -278,6 +282,9 @@ typedef struct analysis_options {
     int multi_variable;              /* --multi-variable */
     int witness;                     /* --witness (and --html, shiviz) */
     const struct correlation *correlation; /* its pairs (correlation.h) */
+    int inconsistent_updates;        /* --inconsistent-updates */
+    const struct muvi_rule *muvi_rules; /* MUVI's rules, for it */
+    size_t n_muvi_rules;
 } analysis_options;
 
 /* Runs every analysis that opts turns on (spider/analysis/analyses.c lists them) on

@@ -172,3 +172,38 @@ def correlations(tr, given, max_distance, min_support, miners=("sun",)):
                 p["rule"] = dict(text="%s(%s) => %s(%s)" % (r[2], r[0], r[3], r[1]),
                                  support=r[4], confidence=r[5])
     return [pairs[k] for k in sorted(pairs, key=lambda k: tuple(bkey(x) for x in k))]
+
+
+def inconsistent_updates(tr):
+    """MUVI's inconsistent updates (docs/model.md): for each rule
+    W(x) => A(y) that holds, each write w of x at a location of a
+    function that never accesses y, with s the least access to y (by
+    thread name, then place) in a function that writes x and accesses y.
+    Groups {(loc(w), loc(s)): dict(count, w, s, rule)}, w the least."""
+    rules = muvi_rules(tr)
+    holds = {(r[0], r[1], r[2], r[3]): r for r in rules}
+    by_var = {}
+    for e in tr.events:
+        if e.type in ("R", "W") and e.loc_given:
+            by_var.setdefault(e.var[1], []).append((function_of(e.loc)[0], e))
+    least = lambda e: (bkey(e.thread), e.idx)
+    groups = {}
+    for x, y, a1, a2, sup, conf in rules:
+        if (a1, a2) != ("W", "A"):
+            continue
+        writes_x = {fn for fn, e in by_var.get(x, []) if e.type == "W"}
+        touches_y = {fn for fn, e in by_var.get(y, [])}
+        supp = [e for fn, e in by_var.get(y, []) if fn in writes_x]
+        if not supp:
+            continue
+        s = min(supp, key=least)
+        text = "W(x) => %s(y)" % ("W" if (x, y, "W", "W") in holds else "A")
+        for fn, w in by_var.get(x, []):
+            if w.type != "W" or fn in touches_y:
+                continue
+            g = groups.setdefault((w.loc, s.loc), dict(count=0, w=w, s=s,
+                                                      rule=(text, sup, conf)))
+            g["count"] += 1
+            if least(w) < least(g["w"]):
+                g["w"] = w
+    return groups

@@ -31,6 +31,9 @@ if $SPIDER --help | grep -q -- '--invariants'; then # marks of passing runs
     name=learning; sarif_of --atomicity --multi-variable --invariants="$TMP/learnt.inv" \
         benchmarks/learning/apache-log/failing.log
 fi
+if $SPIDER --help | grep -q -- '--inconsistent-updates'; then
+    name=inconsistent; sarif_of --inconsistent-updates benchmarks/inconsistent/net-stats.log
+fi
 name=ci-after; sarif_of --source-root=$CI/src $CI/after
 if [ -e "$SHARED_TRACE" ]; then
     name=trace_10iter_10peer; sarif_of "$SHARED_TRACE"

@@ -526,8 +526,10 @@ static hb_query query(const candidate *c, unsigned k)
 }
 
 /* The pattern: the types of p, r and c. */
-static void describe(const trace *t, const uint32_t *inst, race_group *g)
+static void describe(const trace *t, const analysis_options *o,
+                     const uint32_t *inst, race_group *g)
 {
+    (void)o;
     for (uint32_t i = 0; i < 3; i++)
         g->pattern[i] = t->events[inst[i]].kind == EV_WRITE ? 'W' : 'R';
     g->pattern[3] = '\0';

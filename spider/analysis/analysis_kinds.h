@@ -11,6 +11,6 @@
 #include "../engine/engine.h"
 
 extern const analysis analysis_data, analysis_message, analysis_handler,
-    analysis_atomicity, analysis_multivar;
+    analysis_atomicity, analysis_multivar, analysis_inconsistent;
 
 #endif

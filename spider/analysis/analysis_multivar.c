@@ -374,8 +374,10 @@ static hb_query query(const candidate *c, unsigned k)
 
 /* variable_y (a2's) and the pattern "Rx..Wy / Wx,Ry": the types of a1 and
  * a2, then of bx and by (bx first, whatever their order in their thread). */
-static void describe(const trace *t, const uint32_t *inst, race_group *g)
+static void describe(const trace *t, const analysis_options *o,
+                     const uint32_t *inst, race_group *g)
 {
+    (void)o;
     char type[4];
     for (uint32_t i = 0; i < 4; i++)
         type[i] = t->events[inst[i]].kind == EV_WRITE ? 'W' : 'R';

@@ -277,6 +277,28 @@ size_t muvi_mine(const trace *t, const muvi_options *o, muvi_rule **out)
     return n_rules;
 }
 
+uint32_t *muvi_functions(const trace *t)
+{
+    miner m = {.t = t};
+    m.fn_of_loc = xmalloc_array((size_t)t->n_strings + 1, sizeof(uint32_t));
+    m.line_of_loc = xmalloc_array((size_t)t->n_strings + 1, sizeof(uint32_t));
+    memset(m.fn_of_loc, 0xff, ((size_t)t->n_strings + 1) * sizeof(uint32_t));
+    for (uint32_t e = 0; e < t->n_events; e++) {
+        const event *ev = &t->events[e];
+        if (event_is_access(ev) && ev->loc != STR_NONE &&
+            m.fn_of_loc[ev->loc] == UINT32_MAX)
+            place_of(&m, ev->loc);
+    }
+    fn_entry *f, *ftmp;
+    HASH_ITER(hh, m.fns, f, ftmp) {
+        HASH_DEL(m.fns, f);
+        free(f->name);
+        free(f);
+    }
+    free(m.line_of_loc);
+    return m.fn_of_loc;
+}
+
 const char *muvi_access_name(uint8_t a)
 {
     static const char *const names[] = {"R", "W", "A"};

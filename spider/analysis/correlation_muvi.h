@@ -45,6 +45,11 @@ typedef struct muvi_rule {
  * a2), into *out; returns how many. */
 size_t muvi_mine(const trace *t, const muvi_options *o, muvi_rule **out);
 
+/* The function of each location (by string id; UINT32_MAX for a string
+ * that is no access's location), as muvi_mine() reads them; the caller
+ * frees the array. */
+uint32_t *muvi_functions(const trace *t);
+
 /* "R", "W" or "A". */
 const char *muvi_access_name(uint8_t a);
 

@@ -48,6 +48,7 @@ typedef struct cli {
     group_filter filter;             /* --kind, --node, --match */
     int progress;                    /* --progress: 0 auto, 1 always, 2 never */
     int multi_variable;              /* --multi-variable */
+    int inconsistent_updates;        /* --inconsistent-updates */
     int list_correlations;           /* --list-correlations */
     correlation_options correlation; /* --correlated, --max-distance, ... */
     int correlation_options_set;     /* --max-distance or --min-support */
@@ -124,6 +125,9 @@ static const char usage[] =
     "                              function (default 10)\n"
     "      --muvi-popular=N        MUVI: leave out variables accessed in more\n"
     "                              than N functions (default 100)\n"
+    "      --inconsistent-updates  also report MUVI's inconsistent updates: a\n"
+    "                              write of x in a function that never accesses\n"
+    "                              y, where MUVI's rule W(x) => A(y) holds\n"
     "      --learn=FILE            learn from passing runs instead (AVIO): each\n"
     "                              TRACE (a file or a directory) is one run;\n"
     "                              the regions they execute and interleave are\n"
@@ -190,7 +194,8 @@ enum { OPT_LEARN = 1024, OPT_INVARIANTS, OPT_INVARIANT_THRESHOLD,
 /* The multi-variable analysis's options (a range of their own). */
 enum { OPT_MULTIVAR = 512, OPT_CORRELATED, OPT_MAX_DISTANCE, OPT_MIN_SUPPORT,
        OPT_LIST_CORRELATIONS, OPT_CORRELATION, OPT_MUVI_MIN_SUPPORT,
-       OPT_MUVI_MIN_CONFIDENCE, OPT_MUVI_MAX_LINES, OPT_MUVI_POPULAR };
+       OPT_MUVI_MIN_CONFIDENCE, OPT_MUVI_MAX_LINES, OPT_MUVI_POPULAR,
+       OPT_INCONSISTENT };
 
 static const struct option long_options[] = {
     {"format", required_argument, NULL, 'f'},
@@ -217,6 +222,7 @@ static const struct option long_options[] = {
     {"min-support", required_argument, NULL, OPT_MIN_SUPPORT},
     {"list-correlations", no_argument, NULL, OPT_LIST_CORRELATIONS},
     {"correlation", required_argument, NULL, OPT_CORRELATION},
+    {"inconsistent-updates", no_argument, NULL, OPT_INCONSISTENT},
     {"muvi-min-support", required_argument, NULL, OPT_MUVI_MIN_SUPPORT},
     {"muvi-min-confidence", required_argument, NULL, OPT_MUVI_MIN_CONFIDENCE},
     {"muvi-max-lines", required_argument, NULL, OPT_MUVI_MAX_LINES},
@@ -351,6 +357,9 @@ static int parse_correlation_option(cli *c, int opt, const char *arg)
     switch (opt) {
     case OPT_MULTIVAR:
         c->multi_variable = 1;
+        return 0;
+    case OPT_INCONSISTENT:
+        c->inconsistent_updates = 1;
         return 0;
     case OPT_CORRELATED:
         c->correlation.given = arg;
@@ -529,6 +538,7 @@ static int parse_option(cli *c, int opt, const char *arg)
     case OPT_MIN_SUPPORT:
     case OPT_LIST_CORRELATIONS:
     case OPT_CORRELATION:
+    case OPT_INCONSISTENT:
     case OPT_MUVI_MIN_SUPPORT:
     case OPT_MUVI_MIN_CONFIDENCE:
     case OPT_MUVI_MAX_LINES:
@@ -770,6 +780,8 @@ int main(int argc, char **argv)
     report_notes notes;
     progress *prog = NULL;
     correlation corr = {0};
+    muvi_rule *rules = NULL;         /* --inconsistent-updates: MUVI's rules */
+    size_t n_rules = 0;
     /* from here on a stop signal ends each phase early (loading: the
      * events read so far are analysed) and the report is partial */
     catch_stop_signals(0);
@@ -814,7 +826,8 @@ int main(int argc, char **argv)
     if (load_selection(&c, &sel) != 0)
         goto cleanup;
     if ((c.correlation.given || c.correlation_options_set) &&
-        !c.multi_variable && !c.list_correlations && !c.quiet)
+        !c.multi_variable && !c.list_correlations && !c.inconsistent_updates &&
+        !c.quiet)
         fputs("spider: warning: --correlated, --correlation, --max-distance, "
               "--min-support and --muvi-* do nothing without "
               "--multi-variable or --list-correlations\n", stderr);
@@ -855,6 +868,8 @@ int main(int argc, char **argv)
         correlation_refs_free(refs, corr.n);
         goto cleanup;
     }
+    if (c.inconsistent_updates)
+        n_rules = muvi_mine(t, &c.correlation.muvi, &rules);
     double correlated = clock_seconds();
     progress_phase_set(prog, PHASE_MODEL, t->n_events);
     m = hb_model_build_until(t, NULL, c.handlers, &stop_requested);
@@ -891,6 +906,8 @@ int main(int argc, char **argv)
                               .atomicity = c.atomicity,
                               .patterns = c.patterns, .region = c.region,
                               .multi_variable = c.multi_variable,
+                              .inconsistent_updates = c.inconsistent_updates,
+                              .muvi_rules = rules, .n_muvi_rules = n_rules,
                               /* the HTML diagrams and ShiViz draw witnesses */
                               .witness = c.witness || c.html ||
                                          c.format == FORMAT_SHIVIZ,
@@ -953,6 +970,7 @@ cleanup:
     hb_model_free(m);
     free(keep);
     correlation_free(&corr);
+    free(rules);
     trace_free(t);
     return flush_report(status);
 }

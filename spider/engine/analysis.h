@@ -53,7 +53,8 @@ typedef struct analysis {
     void (*proven_all)(engine_run *run);
     /* when set: fills what the kind shows beyond locations, node and first
      * variable (pattern, variable_y) from the shown instance */
-    void (*describe)(const trace *t, const uint32_t *instance,
+    void (*describe)(const trace *t, const analysis_options *o,
+                     const uint32_t *instance,
                      race_group *g);
     /* when set: the queries (alternatives, at most max, into out) whose
      * solutions show the shown instance (--witness); NULL: its candidate's

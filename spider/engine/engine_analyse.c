@@ -17,8 +17,9 @@
 /* The printable group of a counted one.  Its node and variable are those
  * of its first event when that is an access, else the node of its last
  * shown event (a message race: the receiving node). */
-static race_group finish_group(const trace *t, const context_finder *cf,
-                               const analysis *a, const group_state *gs)
+static race_group finish_group(const trace *t, const analysis_options *o,
+                               const context_finder *cf, const analysis *a,
+                               const group_state *gs)
 {
     race_group rg;
     memset(&rg, 0, sizeof rg);
@@ -46,7 +47,7 @@ static race_group finish_group(const trace *t, const context_finder *cf,
         rg.node = xstrdup(t->strings[t->threads[last->thread].node]);
     }
     if (a->describe)
-        a->describe(t, gs->inst, &rg);
+        a->describe(t, o, gs->inst, &rg);
     return rg;
 }
 
@@ -162,9 +163,11 @@ static void build_groups(engine_run *run, const hb_answer *verdict)
         const analysis *a = run->g->analyses[g->g[i].key.kind];
         if (g->g[i].count) {
             group_of[r->n_groups] = i;
-            r->groups[r->n_groups++] = finish_group(run->t, cf, a, &g->g[i]);
+            r->groups[r->n_groups++] = finish_group(run->t, run->o, cf, a,
+                                                    &g->g[i]);
         } else if (g->g[i].undecided) {
-            r->open[r->n_open++] = finish_group(run->t, cf, a, &g->g[i]);
+            r->open[r->n_open++] = finish_group(run->t, run->o, cf, a,
+                                                &g->g[i]);
         }
     }
     context_finder_free(cf);

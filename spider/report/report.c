@@ -18,6 +18,7 @@ static const struct {
     [RACE_ATOMICITY] = {"Atomicity violations", "atomicity_violations"},
     [RACE_MULTIVAR] = {"Multi-variable atomicity violations",
                        "multi_variable_violations"},
+    [RACE_INCONSISTENT] = {"Inconsistent updates", "inconsistent_updates"},
 };
 
 const char *race_kind_title(race_kind k)

@@ -453,6 +453,7 @@ static const char *const role_names[RACE_KINDS][GROUP_EVENTS] = {
     [RACE_HANDLER] = {"a", "b"},
     [RACE_ATOMICITY] = {"p", "r", "c"},
     [RACE_MULTIVAR] = {"a1", "a2", "bx", "by"},
+    [RACE_INCONSISTENT] = {"w", "y"},
 };
 
 static const char *role_name(race_kind k, int role)
@@ -807,6 +808,14 @@ static void print_what(const race_group *g, FILE *out)
         fputs(" can both fall between a1 and a2 of ", out);
         code(out, ev[0].thread);
         fputs(".", out);
+    } else if (g->kind == RACE_INCONSISTENT) {
+        fprintf(out, "%s holds for x = ", g->pattern);
+        code(out, g->variable);
+        fputs(", y = ", out);
+        code(out, g->variable_y);
+        fprintf(out, " (support %u, confidence %.2f), but this write of x is "
+                "in a function that never accesses y.", g->rule_support,
+                g->rule_confidence);
     } else {
         fputs("Variable ", out);
         code(out, g->variable);

@@ -125,6 +125,12 @@ cJSON *report_group_json(const race_group *g)
     }
     if (g->witness)
         cJSON_AddItemToObject(inst, "witness", witness_json(g));
+    if (g->kind == RACE_INCONSISTENT) { /* the rule it violates */
+        cJSON *rule = cJSON_AddObjectToObject(o, "rule");
+        cJSON_AddStringToObject(rule, "text", g->pattern);
+        add_u64(rule, "support", g->rule_support);
+        cJSON_AddNumberToObject(rule, "confidence", g->rule_confidence);
+    }
     cJSON_AddItemToObject(o, "instance", inst);
     return o;
 }
@@ -314,6 +320,8 @@ static cJSON *summary_json(const report *r)
         add_u64(inst, "atomicity", s->instances[RACE_ATOMICITY]);
     if (s->enabled[RACE_MULTIVAR])
         add_u64(inst, "multi_variable", s->instances[RACE_MULTIVAR]);
+    if (s->enabled[RACE_INCONSISTENT])
+        add_u64(inst, "inconsistent", s->instances[RACE_INCONSISTENT]);
     if (s->enabled[RACE_MULTIVAR])
         cJSON_AddItemToObject(o, "correlated_pairs",
                               report_correlations_json(r->correlations,

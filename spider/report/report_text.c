@@ -293,6 +293,15 @@ static void print_group(const race_group *g, size_t n, const style *st,
         const uint32_t order[4] = {0, bx_first ? 2 : 3, bx_first ? 3 : 2, 1};
         for (uint32_t i = 0; i < 4; i++)
             print_event(&g->events[order[i]], roles[order[i]], out);
+    } else if (g->kind == RACE_INCONSISTENT) {
+        fprintf(out, "     %s holds for x = %s, y = %s (support %u, confidence "
+                "%.2f), but this write of x is in a function that never "
+                "accesses y (the second event: y beside a write of x); e.g.\n",
+                g->pattern, var, text_safe(&tp, g->variable_y), g->rule_support,
+                g->rule_confidence);
+        static const char *const roles[2] = {"   (w)", "   (y)"};
+        for (uint32_t i = 0; i < 2; i++)
+            print_event(&g->events[i], roles[i], out);
     } else {
         fprintf(out, "     variable %s on node %s; e.g.\n", var, node);
         for (uint32_t i = 0; i < g->n_events; i++)
@@ -312,6 +321,22 @@ static int by_gap(const void *x, const void *y)
     return a < b ? -1 : a > b; /* then the report's order (locations) */
 }
 
+/* Inconsistent updates read best as MUVI ranks them: a W(x) => W(y)
+ * rule first, then the higher confidence, then support. */
+static int by_rule(const void *x, const void *y)
+{
+    const race_group *a = *(const race_group *const *)x;
+    const race_group *b = *(const race_group *const *)y;
+    int wa = strstr(a->pattern, "W(y)") != NULL, wb = strstr(b->pattern, "W(y)") != NULL;
+    if (wa != wb)
+        return wa ? -1 : 1;
+    if (a->rule_confidence != b->rule_confidence)
+        return a->rule_confidence > b->rule_confidence ? -1 : 1;
+    if (a->rule_support != b->rule_support)
+        return a->rule_support > b->rule_support ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
 static void print_groups(const report *r, race_kind k, const style *st,
                          unsigned limit, FILE *out)
 {
@@ -322,6 +347,8 @@ static void print_groups(const report *r, race_kind k, const style *st,
             shown[n++] = &r->groups[i];
     if (n && shown[0]->ranked)
         qsort(shown, n, sizeof *shown, by_gap);
+    else if (n && k == RACE_INCONSISTENT)
+        qsort(shown, n, sizeof *shown, by_rule);
     size_t upto = limit && limit < n ? limit : n;
     for (size_t i = 0; i < upto; i++)
         print_group(shown[i], i + 1, st, out);
@@ -351,7 +378,7 @@ static void print_kind(const report *r, race_kind k, const style *st,
     size_t n = r->n_by_kind[k];
     fprintf(out, "\n%s%s%s: ", n ? st->red : st->bold, race_kind_title(k),
             st->off);
-    if (n == 0 && k == RACE_HANDLER)
+    if (n == 0 && (k == RACE_HANDLER || k == RACE_INCONSISTENT))
         fprintf(out, "none");
     else if (n == 0)
         fprintf(out, "none (%llu candidates checked)",
@@ -360,6 +387,10 @@ static void print_kind(const report *r, race_kind k, const style *st,
         fprintf(out, "%zu (%llu %s from racing messages)", n,
                 (unsigned long long)s->instances[k],
                 plural(s->instances[k], "instance", "instances"));
+    else if (k == RACE_INCONSISTENT)
+        fprintf(out, "%zu (%llu %s of x without y)", n,
+                (unsigned long long)s->instances[k],
+                plural(s->instances[k], "write", "writes"));
     else
         fprintf(out, "%zu (%llu of %llu candidates %s)", n,
                 (unsigned long long)s->instances[k],
