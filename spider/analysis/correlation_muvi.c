@@ -106,8 +106,6 @@ static acc_entry *acc_sets(miner *m, size_t *n_out)
         const event *ev = &t->events[e];
         if (!event_is_access(ev) || ev->loc == STR_NONE)
             continue;
-        if (m->fn_of_loc[ev->loc] == UINT32_MAX)
-            place_of(m, ev->loc);
         v[n++] = (acc_entry){m->fn_of_loc[ev->loc], m->line_of_loc[ev->loc],
                              var_of(m, t->objects[ev->object].name),
                              (uint8_t)(ev->kind == EV_WRITE)};
@@ -236,15 +234,52 @@ static size_t keep_rules(miner *m, const muvi_options *o, muvi_rule **out)
     return n;
 }
 
+/* A miner of t's locations: every access's function and line placed. */
+static void miner_init(miner *m, const trace *t)
+{
+    size_t n = (size_t)t->n_strings + 1;
+    memset(m, 0, sizeof *m);
+    m->t = t;
+    m->fn_of_loc = xmalloc_array(n, sizeof(uint32_t));
+    m->line_of_loc = xmalloc_array(n, sizeof(uint32_t));
+    m->var_of_name = xmalloc_array(n, sizeof(uint32_t));
+    memset(m->fn_of_loc, 0xff, n * sizeof(uint32_t));
+    memset(m->var_of_name, 0xff, n * sizeof(uint32_t));
+    for (uint32_t e = 0; e < t->n_events; e++) {
+        const event *ev = &t->events[e];
+        if (event_is_access(ev) && ev->loc != STR_NONE &&
+            m->fn_of_loc[ev->loc] == UINT32_MAX)
+            place_of(m, ev->loc);
+    }
+}
+
+/* Frees what m owns (fn_of_loc too, unless taken: set to NULL). */
+static void miner_free(miner *m)
+{
+    pair_rules *p, *ptmp;
+    HASH_ITER(hh, m->pairs, p, ptmp) {
+        HASH_DEL(m->pairs, p);
+        free(p);
+    }
+    fn_entry *f, *ftmp;
+    HASH_ITER(hh, m->fns, f, ftmp) {
+        HASH_DEL(m->fns, f);
+        free(f->name);
+        free(f);
+    }
+    free(m->touched);
+    free(m->performs);
+    free(m->var_name);
+    free(m->fn_of_loc);
+    free(m->line_of_loc);
+    free(m->var_of_name);
+}
+
 size_t muvi_mine(const trace *t, const muvi_options *o, muvi_rule **out)
 {
-    miner m = {.t = t};
+    miner m;
+    miner_init(&m, t);
     *out = NULL;
-    m.fn_of_loc = xmalloc_array((size_t)t->n_strings + 1, sizeof(uint32_t));
-    m.line_of_loc = xmalloc_array((size_t)t->n_strings + 1, sizeof(uint32_t));
-    m.var_of_name = xmalloc_array((size_t)t->n_strings + 1, sizeof(uint32_t));
-    memset(m.fn_of_loc, 0xff, ((size_t)t->n_strings + 1) * sizeof(uint32_t));
-    memset(m.var_of_name, 0xff, ((size_t)t->n_strings + 1) * sizeof(uint32_t));
     size_t n;
     acc_entry *v = acc_sets(&m, &n);
     m.performs = xcalloc((size_t)m.n_vars + 1, sizeof *m.performs);
@@ -257,46 +292,18 @@ size_t muvi_mine(const trace *t, const muvi_options *o, muvi_rule **out)
     size_t n_rules = keep_rules(&m, o, out);
     free(does);
     free(v);
-    pair_rules *p, *ptmp;
-    HASH_ITER(hh, m.pairs, p, ptmp) {
-        HASH_DEL(m.pairs, p);
-        free(p);
-    }
-    fn_entry *f, *ftmp;
-    HASH_ITER(hh, m.fns, f, ftmp) {
-        HASH_DEL(m.fns, f);
-        free(f->name);
-        free(f);
-    }
-    free(m.touched);
-    free(m.performs);
-    free(m.var_name);
-    free(m.fn_of_loc);
-    free(m.line_of_loc);
-    free(m.var_of_name);
+    miner_free(&m);
     return n_rules;
 }
 
 uint32_t *muvi_functions(const trace *t)
 {
-    miner m = {.t = t};
-    m.fn_of_loc = xmalloc_array((size_t)t->n_strings + 1, sizeof(uint32_t));
-    m.line_of_loc = xmalloc_array((size_t)t->n_strings + 1, sizeof(uint32_t));
-    memset(m.fn_of_loc, 0xff, ((size_t)t->n_strings + 1) * sizeof(uint32_t));
-    for (uint32_t e = 0; e < t->n_events; e++) {
-        const event *ev = &t->events[e];
-        if (event_is_access(ev) && ev->loc != STR_NONE &&
-            m.fn_of_loc[ev->loc] == UINT32_MAX)
-            place_of(&m, ev->loc);
-    }
-    fn_entry *f, *ftmp;
-    HASH_ITER(hh, m.fns, f, ftmp) {
-        HASH_DEL(m.fns, f);
-        free(f->name);
-        free(f);
-    }
-    free(m.line_of_loc);
-    return m.fn_of_loc;
+    miner m;
+    miner_init(&m, t);
+    uint32_t *fn_of_loc = m.fn_of_loc;
+    m.fn_of_loc = NULL; /* the caller's */
+    miner_free(&m);
+    return fn_of_loc;
 }
 
 const char *muvi_access_name(uint8_t a)
