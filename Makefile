@@ -47,7 +47,7 @@ LIB_SRC = util/alloc.c util/clock.c util/text.c util/graph.c traces/trace_load.c
           spider/report/report_text.c spider/report/report_json.c spider/report/report_sarif.c \
           spider/report/report_html.c spider/report/report_shiviz.c \
           spider/report/kinds.c spider/cli/filter.c spider/cli/suppress.c spider/report/baseline.c \
-          spider/cli/select.c spider/cli/progress.c spider/cli/learn.c
+          spider/cli/select.c spider/cli/progress.c spider/cli/learn.c spider/cli/options.c
 # (no header list: each object depends on the headers it includes, from
 # the .d files -MMD writes)
 LIB_OBJ = $(LIB_SRC:%.c=$(OBJ)/%.o)

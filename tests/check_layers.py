@@ -46,7 +46,8 @@ LAYERS = [
     ("printers and selection", ["spider/report/report_*", "spider/report/baseline",
                                 "spider/cli/filter", "spider/cli/suppress",
                                 "spider/cli/select", "spider/cli/progress"]),
-    ("the command", ["spider/cli/main", "spider/cli/learn"]),
+    ("the command", ["spider/cli/main", "spider/cli/options",
+                     "spider/cli/learn"]),
 ]
 FOLDERS = ["util", "traces", "encode", "prune", "spider"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
