@@ -34,8 +34,8 @@ typedef enum spider_exit {
 /* ---- the report model ----------------------------------------------------- */
 
 typedef enum race_kind { RACE_DATA, RACE_MESSAGE, RACE_HANDLER,
-                         RACE_ATOMICITY, RACE_MULTIVAR, RACE_INCONSISTENT,
-                         RACE_KINDS } race_kind;
+                         RACE_ATOMICITY, RACE_MULTIVAR, RACE_MVRACE,
+                         RACE_INCONSISTENT, RACE_KINDS } race_kind;
 
 /* With --baseline (spider/cli/baseline.h): whether a previous report already
  * had the group. */
@@ -116,6 +116,7 @@ typedef struct race_group {
     char *variable_y;                /* multi-variable: a2's variable (y) */
     char pattern[24];                /* atomicity: types of p, r, c;
                                         multi-variable: "Rx..Wy / Wx,Ry";
+                                        multi-variable race: "Wx..Wy / Rx";
                                         inconsistent: "W(x) => A(y)" */
     uint32_t rule_support;           /* inconsistent updates: the rule's */
     double rule_confidence;          /* support and confidence */
@@ -212,9 +213,13 @@ const char *invariant_state_name(invariant_state s);
  * table in report.c. */
 const char *race_kind_title(race_kind k);
 const char *race_kind_key(race_kind k);
+/* Whether r ran a kind that reads correlated pairs (--multi-variable,
+ * --multi-variable-races): then it lists them. */
+int report_uses_correlations(const report *r);
 /* Names derived from those (spider/report/kinds.c), so that a new kind needs no
  * edit here: the stem of the key with '-' for '_' ("data",
- * "multi-variable"), the title in lower case, singular or plural ("data
+ * "multi-variable"; the whole key where an earlier kind has that stem:
+ * "multi-variable-races"), the title in lower case, singular or plural ("data
  * race", "data races").  Both write into buf (always terminated) and
  * return it. */
 char *race_kind_stem(race_kind k, char *buf, size_t len);
@@ -280,6 +285,7 @@ typedef struct analysis_options {
     unsigned patterns;               /* PATTERN_BIT set */
     atomic_region region;
     int multi_variable;              /* --multi-variable */
+    int multi_variable_races;        /* --multi-variable-races */
     int witness;                     /* --witness (and --html, shiviz) */
     const struct correlation *correlation; /* its pairs (correlation.h) */
     int inconsistent_updates;        /* --inconsistent-updates */

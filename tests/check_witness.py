@@ -34,7 +34,8 @@ import reference as ref  # noqa: E402
 
 SPIDER = os.environ.get("SPIDER", "./bin/spider").split()
 KINDS = ("data_races", "message_races", "handler_races",
-         "atomicity_violations", "multi_variable_violations")
+         "atomicity_violations", "multi_variable_violations",
+         "multi_variable_races")
 
 
 def v(e):
@@ -99,7 +100,7 @@ def query_of(tr, kind, inst, wit, step):
         return lt(s2, r1)
     if kind == "handler_races":
         return handler_query(tr, inst[0], inst[1], wit, step)
-    if kind == "atomicity_violations":
+    if kind in ("atomicity_violations", "multi_variable_races"):
         p, r, c = inst
         if not step[p] < step[r] < step[c]:
             raise Failure("r is not between p and c")

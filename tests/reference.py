@@ -7,11 +7,13 @@ reading spider's C sources, to find spider's bugs by differential testing.
 
 OPTIONS: --handlers=nested|floating (report only), --atomicity,
 --atomicity-patterns=RWR,WWR,..., --atomic-region=access|lock|handler,
---multi-variable, --correlated=FILE, --max-distance=D (default 5),
+--multi-variable, --multi-variable-races, --correlated=FILE,
+--max-distance=D (default 5),
 --min-support=N (default 3), -j N (compare: traces checked in parallel),
 --z3-only (ask z3 every candidate, even when Φ has no disjunction).
 With --multi-variable the report has multi_variable_violations and
-summary.correlated_pairs (SPEC §4, §6).  For `report` the TRACE
+summary.correlated_pairs (SPEC §4, §6); with --multi-variable-races
+multi_variable_races (docs/model.md).  For `report` the TRACE
 arguments together form one run; for `compare` each TRACE (a file or a
 directory) is one run.  `compare` runs ${SPIDER:-./bin/spider} -f json
 --no-timings in the modes default, --no-prune, --solver=z3 --no-prune (group
@@ -147,7 +149,8 @@ def parse_opts(args, allow_handlers=True):
     o = dict(handlers="nested", atomicity=False, patterns=None, region="access",
              jobs=os.cpu_count() or 1,
              z3_only=False, multi_variable=False, correlated=None,
-             max_distance=None, min_support=None, correlation="sun")
+             max_distance=None, min_support=None, correlation="sun",
+             mv_races=False)
     paths = []
     i = 0
     while i < len(args):
@@ -162,6 +165,8 @@ def parse_opts(args, allow_handlers=True):
             o["atomicity"] = True
         elif a == "--multi-variable":
             o["multi_variable"] = True
+        elif a == "--multi-variable-races":
+            o["mv_races"] = True
         elif a.startswith("--correlation="):
             o["correlation"] = a.split("=", 1)[1]
             if o["correlation"] not in ("sun", "muvi", "both"):

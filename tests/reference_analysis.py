@@ -16,11 +16,12 @@ DEFAULT_PATTERNS = ["RWR", "WWR", "WRW", "RWW"]
 
 def analyse(events, handlers="nested", atomicity=False, patterns=None, region="access",
             z3_only=False, multi_variable=False, given=(), max_distance=5.0,
-            min_support=3, miners=("sun",)):
+            min_support=3, miners=("sun",), mv_races=False):
     """The report as a dict of lists of groups; each group: locations,
     variable, node, count, pattern, and `alts`: the set of (variable, node,
     pattern) of its instances (for multi-variable groups the variable is the
-    pair (x, y)).  With multi_variable, also "correlated_pairs"."""
+    pair (x, y)).  With multi_variable or mv_races (multi-variable races),
+    also "correlated_pairs"."""
     tr = Trace(events)
     m = Model(tr, handlers)
     queries = []      # SMT formulas
@@ -99,8 +100,37 @@ def analyse(events, handlers="nested", atomicity=False, patterns=None, region="a
                         cands.append(("atomicity", (p, r, c, pat), (q1, q2)))
     # multi-variable atomicity violations
     pairs = []
-    if multi_variable:
+    if multi_variable or mv_races:
         pairs = correlations(tr, given, max_distance, min_support, miners)
+    if mv_races:
+        # multi-variable races (docs/model.md): p, c consecutive among a
+        # context's accesses to x or y, on different variables; r of another
+        # thread on p's variable conflicting with p, or on c's with c
+        for pr in pairs:
+            node = pr["node"]
+            vx, vy = (node, pr["variables"][0]), (node, pr["variables"][1])
+            both = sorted(acc.get(vx, []) + acc.get(vy, []), key=lambda e: e.gid)
+            ctxs = {}
+            for e in both:
+                ctxs.setdefault((e.thread, e.ctx.hid if e.ctx is not None else None), []).append(e)
+            for (th, hid), cl in ctxs.items():
+                for p, c in zip(cl, cl[1:]):
+                    if p.var == c.var:
+                        continue
+                    for local in (p, c):
+                        for r in acc.get(local.var, []):
+                            if r.thread == th or (r.type == "R" and local.type == "R"):
+                                continue
+                            if m.before(r, p) or m.before(c, r):
+                                continue
+                            if m.before(p, r) and m.before(r, c):
+                                continue
+                            q1 = ask("(and (< %s %s) (< %s %s))" % (v(p), v(r), v(r), v(c)))
+                            q2 = ask("(or (< %s %s) (< %s %s))" % (v(r), v(p), v(c), v(r)))
+                            pat = "%sx..%sy / %s%s" % (p.type, c.type, r.type,
+                                                       "x" if local is p else "y")
+                            cands.append(("mvrace", (p, r, c, pat), (q1, q2)))
+    if multi_variable:
         by_thread = {}   # (thread, (node, var)) -> accesses in program order
         for e in tr.events:
             if e.type in ("R", "W"):
@@ -144,6 +174,8 @@ def analyse(events, handlers="nested", atomicity=False, patterns=None, region="a
               "atomicity_violations": {}}
     if multi_variable:
         groups["multi_variable_violations"] = {}
+    if mv_races:
+        groups["multi_variable_races"] = {}
 
     def add(kind, locs, inst, alt, extra):
         g = groups[kind].get(locs)
@@ -196,6 +228,15 @@ def analyse(events, handlers="nested", atomicity=False, patterns=None, region="a
             add("multi_variable_violations", (a1.loc, a2.loc, bx.loc, by.loc),
                 (a1.gid, a2.gid, bx.gid, by.gid), (xy, a1.node, pat),
                 dict(variables=list(xy), node=a1.node, pattern=pat))
+        elif kind == "mvrace":
+            q1, q2 = qi
+            if not (ans[q1] and ans[q2]):
+                continue
+            p, r, c, pat = pl
+            xy = (p.var[1], c.var[1])
+            add("multi_variable_races", (p.loc, r.loc, c.loc),
+                (p.gid, r.gid, c.gid), (xy, p.node, pat),
+                dict(variables=list(xy), node=p.node, pattern=pat))
         else:
             q1, q2 = qi
             if not (ans[q1] and ans[q2]):
@@ -212,7 +253,7 @@ def analyse(events, handlers="nested", atomicity=False, patterns=None, region="a
             del g["instances"]
             lst.append(g)
         out[kind] = lst
-    if multi_variable:
+    if multi_variable or mv_races:
         out["correlated_pairs"] = pairs
     return out
 
@@ -242,7 +283,8 @@ def run_reference(paths, o, handlers):
         return "ok", analyse(ev, handlers, o["atomicity"], o["patterns"], o["region"],
                                o["z3_only"], o["multi_variable"], given,
                                float(o["max_distance"] or 5), int(o["min_support"] or 3),
-                               MINERS[o.get("correlation", "sun")])
+                               MINERS[o.get("correlation", "sun")],
+                               o.get("mv_races", False))
     except TraceError as ex:
         return "error", str(ex)
     except Inconsistent:

@@ -89,6 +89,8 @@ def spider_flags(o):
             f.append("--atomic-region=" + o["region"])
     if o["multi_variable"]:
         f.append("--multi-variable")
+    if o.get("mv_races"):
+        f.append("--multi-variable-races")
     f += correlation_flags(o)
     return f
 
@@ -172,6 +174,9 @@ def compare_one(path, o):
         kinds.append("atomicity_violations")
     if o["multi_variable"]:
         kinds.append("multi_variable_violations")
+    if o.get("mv_races"):
+        kinds.append("multi_variable_races")
+    if o["multi_variable"] or o.get("mv_races"):
         checks += 1
         tag = "not ok: %s --list-correlations: " % path
         try:
@@ -245,11 +250,12 @@ def compare_one(path, o):
                     diffs.append("%s %s reported by spider only" % (k, list(locs)))
                 for locs in sorted(set(rg) & set(sg)):
                     r, s = rg[locs], sg[locs]
-                    if k == "multi_variable_violations":
+                    if k in ("multi_variable_violations", "multi_variable_races"):
                         var = tuple(norm(x) for x in s.get("variables", []))
                     else:
                         var = norm(s.get("variable")) if k != "message_races" else None
-                    pat = s.get("pattern") if k in ("atomicity_violations", "multi_variable_violations") else None
+                    pat = s.get("pattern") if k in ("atomicity_violations", "multi_variable_violations",
+                                                    "multi_variable_races") else None
                     alt = (var, norm(s.get("node")), pat)
                     if alt not in r["alts"]:
                         diffs.append("%s %s: spider shows %s, reference has %s"
@@ -258,7 +264,7 @@ def compare_one(path, o):
                         diffs.append("%s %s: count %s, reference %d" % (k, list(locs), s.get("count"), r["count"]))
             if sp.get("undecided"):
                 diffs.append("undecided groups")
-            if o["multi_variable"]:
+            if o["multi_variable"] or o.get("mv_races"):
                 diffs += pair_diffs(ref["correlated_pairs"],
                                     (sp.get("summary") or {}).get("correlated_pairs"), "summary")
             want = 1 if found(ref) else 0

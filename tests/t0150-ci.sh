@@ -34,6 +34,9 @@ fi
 if $SPIDER --help | grep -q -- '--inconsistent-updates'; then
     name=inconsistent; sarif_of --inconsistent-updates benchmarks/inconsistent/net-stats.log
 fi
+if $SPIDER --help | grep -q -- '--multi-variable-races'; then
+    name=mvrace; sarif_of --multi-variable-races --witness benchmarks/mvrace/property-cache.log
+fi
 name=ci-after; sarif_of --source-root=$CI/src $CI/after
 if [ -e "$SHARED_TRACE" ]; then
     name=trace_10iter_10peer; sarif_of "$SHARED_TRACE"

@@ -13,6 +13,7 @@ static const analysis *const analyses[RACE_KINDS] = {
     [RACE_HANDLER] = &analysis_handler,
     [RACE_ATOMICITY] = &analysis_atomicity,
     [RACE_MULTIVAR] = &analysis_multivar,
+    [RACE_MVRACE] = &analysis_multivar_race,
     [RACE_INCONSISTENT] = &analysis_inconsistent,
 };
 

@@ -11,6 +11,7 @@
 #include "../engine/engine.h"
 
 extern const analysis analysis_data, analysis_message, analysis_handler,
-    analysis_atomicity, analysis_multivar, analysis_inconsistent;
+    analysis_atomicity, analysis_multivar, analysis_multivar_race,
+    analysis_inconsistent;
 
 #endif

@@ -26,6 +26,9 @@
  * are counted as unchecked, as Z3's units do).  With --solver=z3 nothing
  * is left out or decided early: every candidate is stored for Z3, which
  * is what make check compares with.
+ *
+ * Multi-variable races (the second descriptor, at the end) read the same
+ * merged accesses of a correlated pair.
  */
 #include "analysis_kinds.h"
 #include "../engine/engine.h"
@@ -255,6 +258,16 @@ static void remote_thread(generator *g, uint32_t a1, uint32_t a2, slice xs,
                          g->gy.start[q + 1] - g->gy.start[q], a1, a2, gap);
 }
 
+/* Whether a and b (neighbours among a pair's accesses merged by context)
+ * are consecutive in one context and on different variables: a1 and a2,
+ * or p and c of a multi-variable race. */
+static int cross_pair(const trace *t, uint32_t a, uint32_t b)
+{
+    const event *ea = &t->events[a], *eb = &t->events[b];
+    return ea->thread == eb->thread && ea->handler == eb->handler &&
+           ea->object != eb->object;
+}
+
 /* The candidates of one correlated pair: x's and y's accesses. */
 static void pair_candidates(generator *g, slice x, slice y)
 {
@@ -263,10 +276,9 @@ static void pair_candidates(generator *g, slice x, slice y)
     uint32_t *merged = merge_by_context(g->run, x, y);
     for (uint32_t i = 0; i + 1 < n && !engine_stopped(g->run); i++) {
         uint32_t a1 = merged[i], a2 = merged[i + 1];
-        const event *e1 = &t->events[a1], *e2 = &t->events[a2];
-        if (e1->thread != e2->thread || e1->handler != e2->handler ||
-            e1->object == e2->object)
+        if (!cross_pair(t, a1, a2))
             continue;
+        const event *e1 = &t->events[a1];
         int a1_on_x = e1->object == t->events[x.ev[0]].object;
         slice on_a1 = a1_on_x ? x : y, on_a2 = a1_on_x ? y : x;
         for (uint32_t k = 0; k < on_a1.n;) { /* each other thread */
@@ -392,4 +404,101 @@ const analysis analysis_multivar = {
     .n_queries = 2, .n_located = 4, .n_shown = 4, .ranked = 1, .symmetric = 0,
     .enabled = enabled, .generate = generate, .query = query,
     .describe = describe,
+};
+
+/* ---- multi-variable races ---------------------------------------------------
+ *
+ * `--multi-variable-races` (MUVI's happens-before_MV, Lu's thesis §5.4.1):
+ * p and c consecutive among the accesses to x or y of one context, on
+ * different variables (a1 and a2 above); r an access of another thread of
+ * the node to p's variable conflicting with p, or to c's conflicting with
+ * c.  It holds when r can fall between p and c and is not forced to, the
+ * queries of an atomicity violation: the conflicting pair on one variable
+ * is then not kept together with its partner's access to the other.
+ * Grouped by (loc(p), loc(r), loc(c)), ranked by the gap.  The candidates
+ * are listed (consecutive pairs times remote accesses, as atomicity's) and
+ * decided by the engine; U orders away none of them here. */
+
+static int races_enabled(const analysis_options *o)
+{
+    return o->multi_variable_races;
+}
+
+/* The candidates (p, r, c) of one remote variable: each access r of `on`
+ * in another thread that conflicts with `local` (p or c). */
+static void race_side(engine_run *run, uint32_t p, uint32_t c, uint32_t local,
+                      slice on)
+{
+    const trace *t = engine_trace(run);
+    uint32_t gap = t->events[c].pos - t->events[p].pos - 1;
+    for (uint32_t k = 0; k < on.n; k++) {
+        uint32_t r = on.ev[k];
+        if (t->events[r].thread == t->events[p].thread || !conflict(t, local, r))
+            continue;
+        uint32_t ev[3] = {p, r, c};
+        engine_add(run, RACE_MVRACE, ev, gap, 1);
+    }
+}
+
+/* The candidates of one correlated pair: x's and y's accesses. */
+static void race_pair(engine_run *run, slice x, slice y)
+{
+    const trace *t = engine_trace(run);
+    uint32_t n = x.n + y.n;
+    uint32_t *merged = merge_by_context(run, x, y);
+    for (uint32_t i = 0; i + 1 < n && !engine_stopped(run); i++) {
+        uint32_t p = merged[i], c = merged[i + 1];
+        if (!cross_pair(t, p, c))
+            continue;
+        int p_on_x = t->events[p].object == t->events[x.ev[0]].object;
+        race_side(run, p, c, p, p_on_x ? x : y);
+        race_side(run, p, c, c, p_on_x ? y : x);
+    }
+    free(merged);
+}
+
+static void races_generate(engine_run *run)
+{
+    const trace *t = engine_trace(run);
+    const correlation *c = engine_options(run)->correlation;
+    if (!c || c->n == 0)
+        return;
+    uint32_t n;
+    uint32_t *acc = engine_accesses_by_context(run, &n);
+    slice *by_object = xcalloc(t->n_objects + 1, sizeof *by_object);
+    object_slices(t, acc, n, by_object);
+    for (size_t k = 0; k < c->n && !engine_stopped(run); k++) {
+        slice x = by_object[c->pairs[k].x], y = by_object[c->pairs[k].y];
+        if (x.n && y.n)
+            race_pair(run, x, y);
+    }
+    free(by_object);
+    free(acc);
+}
+
+static hb_query race_query(const candidate *c, unsigned k)
+{
+    return k == 0 ? hb_query_between(c->ev[0], c->ev[1], c->ev[2])
+                  : hb_query_outside(c->ev[0], c->ev[1], c->ev[2]);
+}
+
+/* variable_y (c's) and the pattern "Wx..Wy / Rx": the types of p and c,
+ * then r's type and variable. */
+static void race_describe(const trace *t, const analysis_options *o,
+                          const uint32_t *inst, race_group *g)
+{
+    (void)o;
+    const event *p = &t->events[inst[0]], *r = &t->events[inst[1]],
+                *c = &t->events[inst[2]];
+    g->variable_y = xstrdup(t->strings[t->objects[c->object].name]);
+    snprintf(g->pattern, sizeof g->pattern, "%cx..%cy / %c%c",
+             p->kind == EV_WRITE ? 'W' : 'R', c->kind == EV_WRITE ? 'W' : 'R',
+             r->kind == EV_WRITE ? 'W' : 'R', r->object == p->object ? 'x' : 'y');
+}
+
+const analysis analysis_multivar_race = {
+    .kind = RACE_MVRACE,
+    .n_queries = 2, .n_located = 3, .n_shown = 3, .ranked = 1, .symmetric = 0,
+    .enabled = races_enabled, .generate = races_generate, .query = race_query,
+    .describe = race_describe,
 };

@@ -229,11 +229,13 @@ int main(int argc, char **argv)
     if (load_selection(&c, &sel) != 0)
         goto cleanup;
     if ((c.correlation.given || c.correlation_options_set) &&
-        !c.multi_variable && !c.list_correlations && !c.inconsistent_updates &&
+        !c.multi_variable && !c.multi_variable_races && !c.list_correlations &&
+        !c.inconsistent_updates &&
         !c.quiet)
         fputs("spider: warning: --correlated, --correlation, --max-distance, "
               "--min-support and --muvi-* do nothing without "
-              "--multi-variable or --list-correlations\n", stderr);
+              "--multi-variable, --multi-variable-races, --inconsistent-updates or "
+              "--list-correlations\n", stderr);
 
     double start = clock_seconds();
     if (c.progress == 1 ||
@@ -253,9 +255,11 @@ int main(int argc, char **argv)
         goto cleanup;
     }
     double loaded = clock_seconds();
-    if (c.multi_variable || c.list_correlations)
+    int correlating = c.multi_variable || c.multi_variable_races ||
+                      c.list_correlations;
+    if (correlating)
         progress_phase_set(prog, PHASE_CORRELATE, t->n_events);
-    if ((c.multi_variable || c.list_correlations) &&
+    if (correlating &&
         correlation_find(t, &c.correlation, topts.warnings, &corr,
                          err, sizeof err) != 0) {
         progress_end(&prog);
@@ -280,7 +284,8 @@ int main(int argc, char **argv)
     double encoded = clock_seconds();
     /* multi-variable violations, like atomicity ones, are made of
      * consecutive accesses: prune keeps them all (prune.h, rule 3) */
-    prune_options popt = {.atomicity = c.atomicity || c.multi_variable,
+    prune_options popt = {.atomicity = c.atomicity || c.multi_variable ||
+                                        c.multi_variable_races,
                           .stop = &stop_requested};
     progress_phase_set(prog, PHASE_PRUNE, t->n_events);
     if (stop_requested) /* stopped: nothing is decided, so nothing to prune */
@@ -309,6 +314,7 @@ int main(int argc, char **argv)
                               .atomicity = c.atomicity,
                               .patterns = c.patterns, .region = c.region,
                               .multi_variable = c.multi_variable,
+                              .multi_variable_races = c.multi_variable_races,
                               .inconsistent_updates = c.inconsistent_updates,
                               .muvi_rules = rules, .n_muvi_rules = n_rules,
                               /* the HTML diagrams and ShiViz draw witnesses */
@@ -330,7 +336,7 @@ int main(int argc, char **argv)
         text_put(stderr, r->witness_failure);
         fputc('\n', stderr);
     }
-    if (c.multi_variable) {
+    if (c.multi_variable || c.multi_variable_races) {
         r->correlations = correlation_refs(t, &corr);
         r->n_correlations = corr.n;
     }

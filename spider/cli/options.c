@@ -60,6 +60,10 @@ static const char usage[] =
     "                              consecutive in a context, bx and by of\n"
     "                              another thread can both fall between them,\n"
     "                              for correlated variables x, y of a node\n"
+    "      --multi-variable-races  also report multi-variable races (MUVI): an\n"
+    "                              access r of another thread, conflicting with\n"
+    "                              p on x, can fall between p and c, consecutive\n"
+    "                              accesses to correlated x and y of a context\n"
     "      --correlated=FILE       correlated pairs to use besides the mined\n"
     "                              ones: lines 'NODE X Y' or '* X Y', # comments\n"
     "      --max-distance=D        mining: a pair's mean gap at most D (default 5)\n"
@@ -146,7 +150,7 @@ enum { OPT_LEARN = 1024, OPT_INVARIANTS, OPT_INVARIANT_THRESHOLD,
 enum { OPT_MULTIVAR = 512, OPT_CORRELATED, OPT_MAX_DISTANCE, OPT_MIN_SUPPORT,
        OPT_LIST_CORRELATIONS, OPT_CORRELATION, OPT_MUVI_MIN_SUPPORT,
        OPT_MUVI_MIN_CONFIDENCE, OPT_MUVI_MAX_LINES, OPT_MUVI_POPULAR,
-       OPT_INCONSISTENT };
+       OPT_INCONSISTENT, OPT_MVRACES };
 
 static const struct option long_options[] = {
     {"format", required_argument, NULL, 'f'},
@@ -174,6 +178,7 @@ static const struct option long_options[] = {
     {"list-correlations", no_argument, NULL, OPT_LIST_CORRELATIONS},
     {"correlation", required_argument, NULL, OPT_CORRELATION},
     {"inconsistent-updates", no_argument, NULL, OPT_INCONSISTENT},
+    {"multi-variable-races", no_argument, NULL, OPT_MVRACES},
     {"muvi-min-support", required_argument, NULL, OPT_MUVI_MIN_SUPPORT},
     {"muvi-min-confidence", required_argument, NULL, OPT_MUVI_MIN_CONFIDENCE},
     {"muvi-max-lines", required_argument, NULL, OPT_MUVI_MAX_LINES},
@@ -311,6 +316,9 @@ static int parse_correlation_option(cli *c, int opt, const char *arg)
         return 0;
     case OPT_INCONSISTENT:
         c->inconsistent_updates = 1;
+        return 0;
+    case OPT_MVRACES:
+        c->multi_variable_races = 1;
         return 0;
     case OPT_CORRELATED:
         c->correlation.given = arg;
@@ -490,6 +498,7 @@ static int parse_option(cli *c, int opt, const char *arg)
     case OPT_LIST_CORRELATIONS:
     case OPT_CORRELATION:
     case OPT_INCONSISTENT:
+    case OPT_MVRACES:
     case OPT_MUVI_MIN_SUPPORT:
     case OPT_MUVI_MIN_CONFIDENCE:
     case OPT_MUVI_MAX_LINES:

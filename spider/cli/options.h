@@ -38,6 +38,7 @@ typedef struct cli {
     group_filter filter;             /* --kind, --node, --match */
     int progress;                    /* --progress: 0 auto, 1 always, 2 never */
     int multi_variable;              /* --multi-variable */
+    int multi_variable_races;        /* --multi-variable-races */
     int inconsistent_updates;        /* --inconsistent-updates */
     int list_correlations;           /* --list-correlations */
     correlation_options correlation; /* --correlated, --max-distance, ... */

@@ -19,9 +19,9 @@ static void copy_into(char *buf, size_t len, const char *s, size_t n)
     buf[n] = '\0';
 }
 
-/* "data_races" -> "data", "multi_variable_violations" -> "multi-variable":
- * the key without its last word (the plural noun every key ends with). */
-char *race_kind_stem(race_kind k, char *buf, size_t len)
+/* The key without its last word (the plural noun every key ends with),
+ * '_' as '-'. */
+static void short_stem(race_kind k, char *buf, size_t len)
 {
     const char *key = race_kind_key(k);
     const char *last = strrchr(key, '_');
@@ -29,6 +29,27 @@ char *race_kind_stem(race_kind k, char *buf, size_t len)
     for (char *p = buf; *p; p++)
         if (*p == '_')
             *p = '-';
+}
+
+/* "data_races" -> "data", "multi_variable_violations" -> "multi-variable":
+ * the short stem, unless an earlier kind has it (multi_variable_races ->
+ * "multi-variable-races"): then the whole key, so that a name means one
+ * kind. */
+char *race_kind_stem(race_kind k, char *buf, size_t len)
+{
+    short_stem(k, buf, len);
+    for (int j = 0; j < (int)k; j++) {
+        char other[64];
+        short_stem((race_kind)j, other, sizeof other);
+        if (strcmp(other, buf) == 0) {
+            const char *key = race_kind_key(k);
+            copy_into(buf, len, key, strlen(key));
+            for (char *p = buf; *p; p++)
+                if (*p == '_')
+                    *p = '-';
+            break;
+        }
+    }
     return buf;
 }
 

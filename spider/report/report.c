@@ -18,6 +18,7 @@ static const struct {
     [RACE_ATOMICITY] = {"Atomicity violations", "atomicity_violations"},
     [RACE_MULTIVAR] = {"Multi-variable atomicity violations",
                        "multi_variable_violations"},
+    [RACE_MVRACE] = {"Multi-variable races", "multi_variable_races"},
     [RACE_INCONSISTENT] = {"Inconsistent updates", "inconsistent_updates"},
 };
 
@@ -29,6 +30,11 @@ const char *race_kind_title(race_kind k)
 const char *race_kind_key(race_kind k)
 {
     return k < RACE_KINDS ? kind_names[k].key : "?";
+}
+
+int report_uses_correlations(const report *r)
+{
+    return r->summary.enabled[RACE_MULTIVAR] || r->summary.enabled[RACE_MVRACE];
 }
 
 const char *invariant_state_name(invariant_state s)

@@ -453,6 +453,7 @@ static const char *const role_names[RACE_KINDS][GROUP_EVENTS] = {
     [RACE_HANDLER] = {"a", "b"},
     [RACE_ATOMICITY] = {"p", "r", "c"},
     [RACE_MULTIVAR] = {"a1", "a2", "bx", "by"},
+    [RACE_MVRACE] = {"p", "r", "c"},
     [RACE_INCONSISTENT] = {"w", "y"},
 };
 
@@ -774,6 +775,17 @@ static void where(FILE *out, const event_ref *e)
     fprintf(out, ":%u", e->line);
 }
 
+/* "Wx..Wy / Rx on correlated variables x = X, y = Y of node N". */
+static void print_correlated(const race_group *g, FILE *out)
+{
+    fprintf(out, "%s on correlated variables x = ", g->pattern);
+    code(out, g->variable);
+    fputs(", y = ", out);
+    code(out, g->variable_y);
+    fputs(" of node ", out);
+    code(out, g->node);
+}
+
 /* One line saying what the group is, as the text report does. */
 static void print_what(const race_group *g, FILE *out)
 {
@@ -797,17 +809,19 @@ static void print_what(const race_group *g, FILE *out)
         code(out, ev[0].thread);
         fputs(".", out);
     } else if (g->kind == RACE_MULTIVAR) {
-        fprintf(out, "%s on correlated variables x = ", g->pattern);
-        code(out, g->variable);
-        fputs(", y = ", out);
-        code(out, g->variable_y);
-        fputs(" of node ", out);
-        code(out, g->node);
+        print_correlated(g, out);
         fputs(": the accesses bx and by of ", out);
         code(out, ev[2].thread);
         fputs(" can both fall between a1 and a2 of ", out);
         code(out, ev[0].thread);
         fputs(".", out);
+    } else if (g->kind == RACE_MVRACE) {
+        print_correlated(g, out);
+        fputs(": the access r of ", out);
+        code(out, ev[1].thread);
+        fputs(" can fall between p and c of ", out);
+        code(out, ev[0].thread);
+        fputs(", which access x and y together.", out);
     } else if (g->kind == RACE_INCONSISTENT) {
         fprintf(out, "%s holds for x = ", g->pattern);
         code(out, g->variable);

@@ -312,6 +312,8 @@ static cJSON *summary_json(const report *r)
         add_u64(cand, "atomicity", s->candidates[RACE_ATOMICITY]);
     if (s->enabled[RACE_MULTIVAR])
         add_u64(cand, "multi_variable", s->candidates[RACE_MULTIVAR]);
+    if (s->enabled[RACE_MVRACE])
+        add_u64(cand, "multi_variable_race", s->candidates[RACE_MVRACE]);
     cJSON *inst = cJSON_AddObjectToObject(o, "instances");
     add_u64(inst, "data", s->instances[RACE_DATA]);
     add_u64(inst, "message", s->instances[RACE_MESSAGE]);
@@ -320,9 +322,11 @@ static cJSON *summary_json(const report *r)
         add_u64(inst, "atomicity", s->instances[RACE_ATOMICITY]);
     if (s->enabled[RACE_MULTIVAR])
         add_u64(inst, "multi_variable", s->instances[RACE_MULTIVAR]);
+    if (s->enabled[RACE_MVRACE])
+        add_u64(inst, "multi_variable_race", s->instances[RACE_MVRACE]);
     if (s->enabled[RACE_INCONSISTENT])
         add_u64(inst, "inconsistent", s->instances[RACE_INCONSISTENT]);
-    if (s->enabled[RACE_MULTIVAR])
+    if (report_uses_correlations(r))
         cJSON_AddItemToObject(o, "correlated_pairs",
                               report_correlations_json(r->correlations,
                                                        r->n_correlations));
@@ -409,7 +413,7 @@ void report_print_json(const report *r, const print_options *opts, FILE *out)
     if (opts->timings) {
         cJSON *t = cJSON_AddObjectToObject(root, "timings");
         cJSON_AddNumberToObject(t, "load_s", r->timings.load);
-        if (r->summary.enabled[RACE_MULTIVAR])
+        if (report_uses_correlations(r))
             cJSON_AddNumberToObject(t, "correlate_s", r->timings.correlate);
         cJSON_AddNumberToObject(t, "prune_s", r->timings.prune);
         cJSON_AddNumberToObject(t, "encode_s", r->timings.encode);

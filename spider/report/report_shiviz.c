@@ -111,6 +111,7 @@ static const char *role_name(race_kind k, int role)
     case RACE_MESSAGE:
         return role < 4 ? message[role] : "?";
     case RACE_ATOMICITY:
+    case RACE_MVRACE:
         return role < 3 ? atomicity[role] : "?";
     case RACE_MULTIVAR:
         return role < 4 ? multivar[role] : "?";

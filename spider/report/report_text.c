@@ -293,6 +293,17 @@ static void print_group(const race_group *g, size_t n, const style *st,
         const uint32_t order[4] = {0, bx_first ? 2 : 3, bx_first ? 3 : 2, 1};
         for (uint32_t i = 0; i < 4; i++)
             print_event(&g->events[order[i]], roles[order[i]], out);
+    } else if (g->kind == RACE_MVRACE) {
+        fprintf(out, "     %s on correlated variables x = %s, y = %s of node "
+                "%s: the %s of %s by %s can fall between the %s x and the %s "
+                "y of %s; e.g.\n", g->pattern, var,
+                text_safe(&tp, g->variable_y), node, g->events[1].type,
+                g->pattern[strlen(g->pattern) - 1] == 'x' ? "x" : "y",
+                text_safe(&tp, g->events[1].thread), g->events[0].type,
+                g->events[2].type, text_safe(&tp, g->events[0].thread));
+        static const char *const roles[3] = {"   (p)", "   (r)", "   (c)"};
+        for (uint32_t i = 0; i < 3; i++)
+            print_event(&g->events[i], roles[i], out);
     } else if (g->kind == RACE_INCONSISTENT) {
         fprintf(out, "     %s holds for x = %s, y = %s (support %u, confidence "
                 "%.2f), but this write of x is in a function that never "
@@ -489,12 +500,17 @@ static void print_suppressions(const report_notes *n, FILE *out)
     }
 }
 
-/* The correlated pairs --multi-variable used; the first few. */
+/* The correlated pairs --multi-variable and --multi-variable-races used;
+ * the first few. */
 static void print_correlations(const report *r, FILE *out)
 {
     enum { SHOWN = 10 };
-    fprintf(out, "  correlated %zu %s of variables (--multi-variable)%s\n",
+    int atomicity = r->summary.enabled[RACE_MULTIVAR],
+        races = r->summary.enabled[RACE_MVRACE];
+    fprintf(out, "  correlated %zu %s of variables (%s%s%s)%s\n",
             r->n_correlations, plural(r->n_correlations, "pair", "pairs"),
+            atomicity ? "--multi-variable" : "", atomicity && races ? ", " : "",
+            races ? "--multi-variable-races" : "",
             r->n_correlations ? ":" : "");
     for (size_t i = 0; i < r->n_correlations && i < SHOWN; i++) {
         const correlation_ref *c = &r->correlations[i];
@@ -518,7 +534,7 @@ static void print_correlations(const report *r, FILE *out)
 static const char *correlate_time(const report *r, char *buf, size_t len)
 {
     buf[0] = '\0';
-    if (r->summary.enabled[RACE_MULTIVAR])
+    if (report_uses_correlations(r))
         snprintf(buf, len, "correlate %.3f s, ", r->timings.correlate);
     return buf;
 }
@@ -530,7 +546,7 @@ void report_print_text(const report *r, const print_options *o, FILE *out)
     if (!o->quiet) {
         print_totals(r, o, &st, out);
         print_header(r, &st, out);
-        if (r->summary.enabled[RACE_MULTIVAR])
+        if (report_uses_correlations(r))
             print_correlations(r, out);
     }
     for (int k = 0; k < RACE_KINDS; k++)
