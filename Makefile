@@ -41,7 +41,7 @@ LIB_SRC = util/alloc.c util/clock.c util/text.c util/graph.c traces/trace_load.c
           spider/engine/engine.c spider/engine/engine_group.c spider/engine/engine_decide.c spider/engine/engine_analyse.c spider/engine/engine_shortcut.c spider/engine/shortcut_graph.c spider/engine/shortcut_clocks.c spider/engine/hb_order.c spider/engine/engine_schedule.c spider/engine/schedule_ahead.c spider/engine/engine_pool.c \
           spider/engine/engine_witness.c spider/engine/context.c \
           spider/analysis/analysis_data.c spider/analysis/analysis_message.c spider/analysis/analysis_handler.c \
-          spider/analysis/analysis_atomicity.c \
+          spider/analysis/analysis_atomicity.c spider/analysis/analysis_between.c \
           spider/analysis/analysis_multivar.c spider/analysis/correlation.c spider/analysis/correlation_muvi.c spider/analysis/analysis_inconsistent.c spider/analysis/invariants.c spider/analysis/analyses.c \
           spider/report/report.c \
           spider/report/report_text.c spider/report/report_json.c spider/report/report_sarif.c \

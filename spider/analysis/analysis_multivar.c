@@ -34,6 +34,7 @@
 #include "../engine/engine.h"
 
 #include "../../util/alloc.h"
+#include "analysis_between.h"
 #include "correlation.h"
 
 #include <stdio.h>
@@ -310,14 +311,14 @@ static void object_slices(const trace *t, const uint32_t *acc, uint32_t n,
 /* The pairs' indexes in the order of U's batches (one sweep per batch),
  * then in their own order (a node's pairs stay together), as keys
  * batch << 32 | index. */
-static uint64_t *pairs_by_batch(const generator *g, const correlation *c,
-                                const slice *by_object)
+static uint64_t *pairs_by_batch(const hb_order *o, const trace *t,
+                                const correlation *c, const slice *by_object)
 {
     uint64_t *keys = xmalloc_array(c->n + 1, sizeof *keys);
     for (size_t i = 0; i < c->n; i++) {
         slice x = by_object[c->pairs[i].x];
-        uint32_t batch = g->order && x.n ? hb_order_batch(
-                             g->order, g->t->events[x.ev[0]].thread) : 0;
+        uint32_t batch = o && x.n ? hb_order_batch(
+                             o, t->events[x.ev[0]].thread) : 0;
         keys[i] = (uint64_t)batch << 32 | i;
     }
     qsort(keys, c->n, sizeof *keys, engine_cmp_u64);
@@ -347,7 +348,7 @@ static void generate(engine_run *run)
                    .loc_slot = xmalloc_array(locs, sizeof(uint32_t))};
     if (o->solver == SOLVER_AUTO)
         g.order = hb_order_new(t, engine_model(run), engine_options(run)->jobs);
-    uint64_t *pairs = pairs_by_batch(&g, c, by_object);
+    uint64_t *pairs = pairs_by_batch(g.order, t, c, by_object);
     for (size_t k = 0; k < c->n && !engine_stopped(run); k++) {
         const correlated_pair *p = &c->pairs[(uint32_t)pairs[k]];
         slice x = by_object[p->x], y = by_object[p->y];
@@ -416,8 +417,9 @@ const analysis analysis_multivar = {
  * queries of an atomicity violation: the conflicting pair on one variable
  * is then not kept together with its partner's access to the other.
  * Grouped by (loc(p), loc(r), loc(c)), ranked by the gap.  The candidates
- * are listed (consecutive pairs times remote accesses, as atomicity's) and
- * decided by the engine; U orders away none of them here. */
+ * (consecutive pairs times remote accesses, as atomicity's) are
+ * counted over intervals of chains as atomicity's are
+ * (analysis_between.h), batch by batch; listed for Z3 with --solver=z3. */
 
 static int races_enabled(const analysis_options *o)
 {
@@ -457,6 +459,71 @@ static void race_pair(engine_run *run, slice x, slice y)
     free(merged);
 }
 
+/* What races_generate leaves to races_batch: the kept accesses by
+ * object, the pairs by batch. */
+typedef struct race_state {
+    uint32_t *acc;
+    slice *by_object;
+    uint64_t *pairs;                 /* pairs_by_batch() */
+    size_t n_pairs;
+    between_scratch *on_x, *on_y;    /* one variable's remote accesses each */
+} race_state;
+
+static void free_race_state(void *p)
+{
+    race_state *st = p;
+    between_scratch_free(st->on_y); /* borrows on_x's tables */
+    between_scratch_free(st->on_x);
+    free(st->pairs);
+    free(st->by_object);
+    free(st->acc);
+    free(st);
+}
+
+/* The remote types that conflict with `local`: bit 0 a read, bit 1 a
+ * write (analysis_between.h). */
+static unsigned conflicting(const trace *t, uint32_t local)
+{
+    return t->events[local].kind == EV_WRITE ? 3u : 2u;
+}
+
+/* The candidates of one correlated pair of the focused batch, counted over
+ * intervals; listed where they must be. */
+static void race_count(engine_run *run, const hb_order *o, race_state *st,
+                       slice x, slice y)
+{
+    const trace *t = engine_trace(run);
+    if (!between_build(st->on_x, o, x.ev, x.n) ||
+        !between_build(st->on_y, o, y.ev, y.n)) {
+        race_pair(run, x, y);
+        return;
+    }
+    uint32_t n = x.n + y.n;
+    uint32_t *merged = merge_by_context(run, x, y);
+    uint64_t unsat = 0;
+    for (uint32_t i = 0; i + 1 < n && !engine_stopped(run); i++) {
+        uint32_t p = merged[i], c = merged[i + 1];
+        if (!cross_pair(t, p, c))
+            continue;
+        int p_on_x = t->events[p].object == t->events[x.ev[0]].object;
+        if (hb_order_chain(o, p) != hb_order_chain(o, c)) {
+            race_side(run, p, c, p, p_on_x ? x : y); /* as listing them */
+            race_side(run, p, c, c, p_on_x ? y : x);
+            continue;
+        }
+        uint32_t gap = t->events[c].pos - t->events[p].pos - 1;
+        between_count(run, RACE_MVRACE, o, p_on_x ? st->on_x : st->on_y, p, c,
+                      conflicting(t, p), gap, &unsat);
+        between_count(run, RACE_MVRACE, o, p_on_x ? st->on_y : st->on_x, p, c,
+                      conflicting(t, c), gap, &unsat);
+    }
+    free(merged);
+    if (unsat)
+        engine_count_unsat(run, RACE_MVRACE, unsat);
+}
+
+/* Every candidate: with engine_order (--solver=auto) batch by batch in
+ * races_batch, counted over intervals; else listed here. */
 static void races_generate(engine_run *run)
 {
     const trace *t = engine_trace(run);
@@ -464,16 +531,54 @@ static void races_generate(engine_run *run)
     if (!c || c->n == 0)
         return;
     uint32_t n;
-    uint32_t *acc = engine_accesses_by_context(run, &n);
-    slice *by_object = xcalloc(t->n_objects + 1, sizeof *by_object);
-    object_slices(t, acc, n, by_object);
+    race_state *st = xcalloc(1, sizeof *st);
+    engine_set_state(run, RACE_MVRACE, st, free_race_state);
+    st->acc = engine_accesses_by_context(run, &n);
+    st->by_object = xcalloc(t->n_objects + 1, sizeof *st->by_object);
+    object_slices(t, st->acc, n, st->by_object);
+    const hb_order *o = engine_order(run);
+    if (o) {
+        st->pairs = pairs_by_batch(o, t, c, st->by_object);
+        st->n_pairs = c->n;
+        st->on_x = between_scratch_new(t, NULL);
+        st->on_y = between_scratch_new(t, st->on_x);
+        return;
+    }
     for (size_t k = 0; k < c->n && !engine_stopped(run); k++) {
-        slice x = by_object[c->pairs[k].x], y = by_object[c->pairs[k].y];
+        slice x = st->by_object[c->pairs[k].x], y = st->by_object[c->pairs[k].y];
         if (x.n && y.n)
             race_pair(run, x, y);
     }
-    free(by_object);
-    free(acc);
+}
+
+/* The pairs of one batch: their keys are batch << 32 | index, sorted. */
+static void races_batch(engine_run *run, uint32_t batch, int focused)
+{
+    race_state *st = engine_state(run, RACE_MVRACE);
+    if (!st || !st->pairs)
+        return; /* listed in races_generate */
+    const correlation *c = engine_options(run)->correlation;
+    const hb_order *o = engine_order(run);
+    uint64_t from = (uint64_t)batch << 32;
+    size_t k = 0, hi = st->n_pairs;
+    while (k < hi) { /* the first key of the batch */
+        size_t mid = k + (hi - k) / 2;
+        if (st->pairs[mid] < from)
+            k = mid + 1;
+        else
+            hi = mid;
+    }
+    for (; k < st->n_pairs && st->pairs[k] >> 32 == batch && !engine_stopped(run);
+         k++) {
+        const correlated_pair *p = &c->pairs[(uint32_t)st->pairs[k]];
+        slice x = st->by_object[p->x], y = st->by_object[p->y];
+        if (!x.n || !y.n)
+            continue;
+        if (focused)
+            race_count(run, o, st, x, y);
+        else
+            race_pair(run, x, y);
+    }
 }
 
 static hb_query race_query(const candidate *c, unsigned k)
@@ -499,6 +604,7 @@ static void race_describe(const trace *t, const analysis_options *o,
 const analysis analysis_multivar_race = {
     .kind = RACE_MVRACE,
     .n_queries = 2, .n_located = 3, .n_shown = 3, .ranked = 1, .symmetric = 0,
-    .enabled = races_enabled, .generate = races_generate, .query = race_query,
+    .enabled = races_enabled, .generate = races_generate,
+    .generate_batch = races_batch, .query = race_query,
     .describe = race_describe,
 };
