@@ -31,6 +31,25 @@ for flag in "" --floating; do
     ./bin/check-smt2 $flag --queries "$(sized 1500 300)" --seed 7 "$TMP/cy" >"$TMP/smt2.out" 2>&1 \
         && ok || { not_ok "cyclon $flag: shortcuts or solver set-ups disagree"; head -5 "$TMP/smt2.out"; }
 done
+# the report of a trace of several batches (100 Cyclon nodes of 2 threads:
+# batches hold up to 128 chains, so 2 batches nested and more floating,
+# where handlers are chains) is the same byte for byte with the files
+# reversed (nodes numbered, hence batched, the other way) and -j2 as in
+# order with -j1, for every kind that skips or counts batch by batch
+# (differential.py's traces fit in one batch)
+./bin/cyclon-trace --nodes 100 --cycles 3 --seed 4 --correlated -o "$TMP/mb" 2>/dev/null
+for h in nested floating; do
+    for m in "" --atomicity --multi-variable --multi-variable-races \
+             "--atomicity --multi-variable --multi-variable-races --all-instances"; do
+        # shellcheck disable=SC2086 # $m: several options or none
+        $SPIDER -q -f json --no-timings --handlers=$h -j1 $m "$TMP/mb" >"$TMP/mb.fwd" 2>/dev/null
+        # shellcheck disable=SC2086
+        $SPIDER -q -f json --no-timings --handlers=$h -j2 $m $(ls "$TMP"/mb/* | sort -r) \
+            >"$TMP/mb.rev" 2>/dev/null
+        [ -s "$TMP/mb.fwd" ] && cmp -s "$TMP/mb.fwd" "$TMP/mb.rev" && ok \
+            || not_ok "100 Cyclon nodes ($h${m:+, $m}): reversed files and -j2 change the report"
+    done
+done
 python3 tests/differential.py invariance "$@" || not_ok "differential checks (above)"
 # the random traces exercise every kind of race
 for s in "$TMP"/s*/; do ./bin/spider -q -f json "$s/d"; done 2>/dev/null >"$TMP/all.json"
