@@ -14,6 +14,21 @@ DEFAULT_PATTERNS = ["RWR", "WWR", "WRW", "RWW"]
 
 # ---------------------------------------------------------------- analysis
 
+def cross_pairs(acc, pr):
+    """For correlated pair pr: ([(thread, a, b)] with a, b consecutive among
+    a context's accesses to its two variables and on different ones, the
+    accesses to either variable in input order)."""
+    node = pr["node"]
+    vx, vy = (node, pr["variables"][0]), (node, pr["variables"][1])
+    both = sorted(acc.get(vx, []) + acc.get(vy, []), key=lambda e: e.gid)
+    ctxs = {}
+    for e in both:
+        ctxs.setdefault((e.thread, e.ctx.hid if e.ctx is not None else None), []).append(e)
+    out = [(th, a, b) for (th, hid), cl in ctxs.items()
+           for a, b in zip(cl, cl[1:]) if a.var != b.var]
+    return out, both
+
+
 def analyse(events, handlers="nested", atomicity=False, patterns=None, region="access",
             z3_only=False, multi_variable=False, given=(), max_distance=5.0,
             min_support=3, miners=("sun",), mv_races=False):
@@ -107,67 +122,50 @@ def analyse(events, handlers="nested", atomicity=False, patterns=None, region="a
         # context's accesses to x or y, on different variables; r of another
         # thread on p's variable conflicting with p, or on c's with c
         for pr in pairs:
-            node = pr["node"]
-            vx, vy = (node, pr["variables"][0]), (node, pr["variables"][1])
-            both = sorted(acc.get(vx, []) + acc.get(vy, []), key=lambda e: e.gid)
-            ctxs = {}
-            for e in both:
-                ctxs.setdefault((e.thread, e.ctx.hid if e.ctx is not None else None), []).append(e)
-            for (th, hid), cl in ctxs.items():
-                for p, c in zip(cl, cl[1:]):
-                    if p.var == c.var:
-                        continue
-                    for local in (p, c):
-                        for r in acc.get(local.var, []):
-                            if r.thread == th or (r.type == "R" and local.type == "R"):
-                                continue
-                            if m.before(r, p) or m.before(c, r):
-                                continue
-                            if m.before(p, r) and m.before(r, c):
-                                continue
-                            q1 = ask("(and (< %s %s) (< %s %s))" % (v(p), v(r), v(r), v(c)))
-                            q2 = ask("(or (< %s %s) (< %s %s))" % (v(r), v(p), v(c), v(r)))
-                            pat = "%sx..%sy / %s%s" % (p.type, c.type, r.type,
-                                                       "x" if local is p else "y")
-                            cands.append(("mvrace", (p, r, c, pat), (q1, q2)))
+            for th, p, c in cross_pairs(acc, pr)[0]:
+                for local in (p, c):
+                    for r in acc.get(local.var, []):
+                        if r.thread == th or (r.type == "R" and local.type == "R"):
+                            continue
+                        if m.before(r, p) or m.before(c, r):
+                            continue
+                        if m.before(p, r) and m.before(r, c):
+                            continue
+                        q1 = ask("(and (< %s %s) (< %s %s))" % (v(p), v(r), v(r), v(c)))
+                        q2 = ask("(or (< %s %s) (< %s %s))" % (v(r), v(p), v(c), v(r)))
+                        pat = "%sx..%sy / %s%s" % (p.type, c.type, r.type,
+                                                   "x" if local is p else "y")
+                        cands.append(("mvrace", (p, r, c, pat), (q1, q2)))
     if multi_variable:
         by_thread = {}   # (thread, (node, var)) -> accesses in program order
         for e in tr.events:
             if e.type in ("R", "W"):
                 by_thread.setdefault((e.thread, e.var), []).append(e)
         for pr in pairs:
-            node = pr["node"]
-            vx, vy = (node, pr["variables"][0]), (node, pr["variables"][1])
-            both = sorted(acc.get(vx, []) + acc.get(vy, []), key=lambda e: e.gid)
-            ctxs = {}
-            for e in both:
-                ctxs.setdefault((e.thread, e.ctx.hid if e.ctx is not None else None), []).append(e)
+            crossing, both = cross_pairs(acc, pr)
             others = sorted({e.thread for e in both})
-            for (th, hid), cl in ctxs.items():
-                for a1, a2 in zip(cl, cl[1:]):
-                    if a1.var == a2.var:
+            for th, a1, a2 in crossing:
+                for t2 in others:
+                    if t2 == th:
                         continue
-                    for t2 in others:
-                        if t2 == th:
+                    for bx in by_thread.get((t2, a1.var), []):
+                        if a1.type == "R" and bx.type == "R":
                             continue
-                        for bx in by_thread.get((t2, a1.var), []):
-                            if a1.type == "R" and bx.type == "R":
+                        for by in by_thread.get((t2, a2.var), []):
+                            if a2.type == "R" and by.type == "R":
                                 continue
-                            for by in by_thread.get((t2, a2.var), []):
-                                if a2.type == "R" and by.type == "R":
-                                    continue
-                                if (m.before(bx, a1) or m.before(a2, bx)
-                                        or m.before(by, a1) or m.before(a2, by)):
-                                    continue
-                                if (m.before(a1, bx) and m.before(bx, a2)
-                                        and m.before(a1, by) and m.before(by, a2)):
-                                    continue
-                                conj = "(and (< %s %s) (< %s %s) (< %s %s) (< %s %s))" % (
-                                    v(a1), v(bx), v(bx), v(a2), v(a1), v(by), v(by), v(a2))
-                                q1 = ask(conj)
-                                q2 = ask("(not %s)" % conj)
-                                pat = "%sx..%sy / %sx,%sy" % (a1.type, a2.type, bx.type, by.type)
-                                cands.append(("mv", (a1, a2, bx, by, pat), (q1, q2)))
+                            if (m.before(bx, a1) or m.before(a2, bx)
+                                    or m.before(by, a1) or m.before(a2, by)):
+                                continue
+                            if (m.before(a1, bx) and m.before(bx, a2)
+                                    and m.before(a1, by) and m.before(by, a2)):
+                                continue
+                            conj = "(and (< %s %s) (< %s %s) (< %s %s) (< %s %s))" % (
+                                v(a1), v(bx), v(bx), v(a2), v(a1), v(by), v(by), v(a2))
+                            q1 = ask(conj)
+                            q2 = ask("(not %s)" % conj)
+                            pat = "%sx..%sy / %sx,%sy" % (a1.type, a2.type, bx.type, by.type)
+                            cands.append(("mv", (a1, a2, bx, by, pat), (q1, q2)))
     ans = m.solve(queries) + [True]   # ans[-1]: decided sat without z3
 
     groups = {"data_races": {}, "message_races": {}, "handler_races": {},

@@ -223,12 +223,6 @@ static void generate_batch(engine_run *run, uint32_t batch, int focused)
               focused ? engine_order(run) : NULL);
 }
 
-static hb_query query(const candidate *c, unsigned k)
-{
-    return k == 0 ? hb_query_between(c->ev[0], c->ev[1], c->ev[2])
-                  : hb_query_outside(c->ev[0], c->ev[1], c->ev[2]);
-}
-
 /* The pattern: the types of p, r and c. */
 static void describe(const trace *t, const analysis_options *o,
                      const uint32_t *inst, race_group *g)
@@ -243,6 +237,6 @@ const analysis analysis_atomicity = {
     .kind = RACE_ATOMICITY,
     .n_queries = 2, .n_located = 3, .n_shown = 3, .ranked = 1, .symmetric = 0,
     .enabled = enabled, .generate = generate,
-    .generate_batch = generate_batch, .query = query,
+    .generate_batch = generate_batch, .query = between_query,
     .describe = describe,
 };

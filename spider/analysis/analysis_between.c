@@ -62,9 +62,8 @@ struct between_scratch {
     uint32_t *both;          /* the locks holding p and c */
     uint32_t cap_both;
 };
-typedef struct between_scratch atom_scratch;
 
-void between_scratch_free(atom_scratch *s)
+void between_scratch_free(between_scratch *s)
 {
     if (!s)
         return;
@@ -94,7 +93,7 @@ static int by_place(const void *x, const void *y)
 }
 
 /* The class of access e among the variable's: its location and type. */
-static uint32_t class_of(const trace *t, atom_scratch *s, uint32_t e)
+static uint32_t class_of(const trace *t, between_scratch *s, uint32_t e)
 {
     uint32_t loc = trace_loc_id(t, e);
     if (s->loc_stamp[loc] != *s->stamp) {
@@ -109,7 +108,7 @@ static uint32_t class_of(const trace *t, atom_scratch *s, uint32_t e)
  * locksets.  0 when a chain's order runs against the input order
  * (--order=timestamp): the least instance of a window is then not its
  * first, so the variable is listed. */
-int between_build(atom_scratch *s, const hb_order *o, const uint32_t *acc,
+int between_build(between_scratch *s, const hb_order *o, const uint32_t *acc,
                   uint32_t n)
 {
     const trace *t = hb_order_trace(o);
@@ -163,7 +162,7 @@ int between_build(atom_scratch *s, const hb_order *o, const uint32_t *acc,
 }
 
 /* How many of run B's items lie at positions up to pos. */
-static uint32_t items_upto(const atom_scratch *s, const atom_run *B,
+static uint32_t items_upto(const between_scratch *s, const atom_run *B,
                            int32_t pos)
 {
     uint32_t lo = 0, hi = B->to - B->from;
@@ -178,7 +177,7 @@ static uint32_t items_upto(const atom_scratch *s, const atom_run *B,
 }
 
 /* The first of B's items that x (at position px of chain a) reaches. */
-static uint32_t first_reached(const hb_order *o, const atom_scratch *s,
+static uint32_t first_reached(const hb_order *o, const between_scratch *s,
                               const atom_run *B, uint32_t a, uint32_t px,
                               int resolved)
 {
@@ -201,7 +200,7 @@ typedef struct ends {
     uint32_t reach_p, from_c, from_p, reach_c;
 } ends;
 
-static ends ends_of(const hb_order *o, const atom_scratch *s,
+static ends ends_of(const hb_order *o, const between_scratch *s,
                     const atom_run *B, const atom_item *p, const atom_item *c,
                     int resolved)
 {
@@ -250,7 +249,7 @@ static hb_answer verdict_at(uint32_t j, const ends *u, const ends *r,
 typedef struct pair_ctx {
     engine_run *run;
     const hb_order *o;
-    atom_scratch *s;
+    between_scratch *s;
     const atom_item *p, *c;
     race_kind kind;
     unsigned types;          /* bit 0: r may be a read, bit 1: a write */
@@ -273,7 +272,7 @@ static uint64_t allowed(const pair_ctx *x, const atom_run *B, uint32_t from,
 static void pair_run(pair_ctx *x, const atom_run *B)
 {
     const trace *t = engine_trace(x->run);
-    atom_scratch *s = x->s;
+    between_scratch *s = x->s;
     int witness = hb_order_witness(x->o);
     uint32_t nb = B->to - B->from;
     ends u = ends_of(x->o, s, B, x->p, x->c, 0);
@@ -312,9 +311,9 @@ static void pair_run(pair_ctx *x, const atom_run *B)
 }
 
 
-atom_scratch *between_scratch_new(const trace *t, atom_scratch *share)
+between_scratch *between_scratch_new(const trace *t, between_scratch *share)
 {
-    atom_scratch *s = xcalloc(1, sizeof *s);
+    between_scratch *s = xcalloc(1, sizeof *s);
     if (share) {
         s->loc_stamp = share->loc_stamp;
         s->loc_slot = share->loc_slot;
@@ -330,7 +329,7 @@ atom_scratch *between_scratch_new(const trace *t, atom_scratch *share)
 }
 
 void between_count(engine_run *run, race_kind kind, const hb_order *o,
-                   atom_scratch *s, uint32_t p, uint32_t c, unsigned types,
+                   between_scratch *s, uint32_t p, uint32_t c, unsigned types,
                    uint32_t gap, uint64_t *unsat)
 {
     const trace *t = engine_trace(run);
@@ -346,4 +345,10 @@ void between_count(engine_run *run, race_kind kind, const hb_order *o,
         if (s->runs[b].thread != t->events[p].thread)
             pair_run(&x, &s->runs[b]);
     *unsat += x.unsat;
+}
+
+hb_query between_query(const candidate *c, unsigned k)
+{
+    return k == 0 ? hb_query_between(c->ev[0], c->ev[1], c->ev[2])
+                  : hb_query_outside(c->ev[0], c->ev[1], c->ev[2]);
 }

@@ -39,4 +39,8 @@ void between_count(engine_run *run, race_kind kind, const hb_order *o,
                    between_scratch *s, uint32_t p, uint32_t c,
                    unsigned types, uint32_t gap, uint64_t *unsat);
 
+/* The two queries of a candidate (p, r, c) of such a kind: k 0 "r between
+ * p and c", k 1 "r outside them" (the analysis descriptor's `query`). */
+hb_query between_query(const candidate *c, unsigned k);
+
 #endif

@@ -442,23 +442,6 @@ static void race_side(engine_run *run, uint32_t p, uint32_t c, uint32_t local,
     }
 }
 
-/* The candidates of one correlated pair: x's and y's accesses. */
-static void race_pair(engine_run *run, slice x, slice y)
-{
-    const trace *t = engine_trace(run);
-    uint32_t n = x.n + y.n;
-    uint32_t *merged = merge_by_context(run, x, y);
-    for (uint32_t i = 0; i + 1 < n && !engine_stopped(run); i++) {
-        uint32_t p = merged[i], c = merged[i + 1];
-        if (!cross_pair(t, p, c))
-            continue;
-        int p_on_x = t->events[p].object == t->events[x.ev[0]].object;
-        race_side(run, p, c, p, p_on_x ? x : y);
-        race_side(run, p, c, c, p_on_x ? y : x);
-    }
-    free(merged);
-}
-
 /* What races_generate leaves to races_batch: the kept accesses by
  * object, the pairs by batch. */
 typedef struct race_state {
@@ -487,17 +470,17 @@ static unsigned conflicting(const trace *t, uint32_t local)
     return t->events[local].kind == EV_WRITE ? 3u : 2u;
 }
 
-/* The candidates of one correlated pair of the focused batch, counted over
- * intervals; listed where they must be. */
-static void race_count(engine_run *run, const hb_order *o, race_state *st,
-                       slice x, slice y)
+/* The candidates of one correlated pair (x's and y's accesses): with o
+ * (the focused batch's order) counted over intervals, else listed, as
+ * where the order cannot count them (two chains, an order against the
+ * input's). */
+static void race_pair(engine_run *run, const hb_order *o, race_state *st,
+                      slice x, slice y)
 {
     const trace *t = engine_trace(run);
-    if (!between_build(st->on_x, o, x.ev, x.n) ||
-        !between_build(st->on_y, o, y.ev, y.n)) {
-        race_pair(run, x, y);
-        return;
-    }
+    if (o && !(between_build(st->on_x, o, x.ev, x.n) &&
+               between_build(st->on_y, o, y.ev, y.n)))
+        o = NULL;
     uint32_t n = x.n + y.n;
     uint32_t *merged = merge_by_context(run, x, y);
     uint64_t unsat = 0;
@@ -506,8 +489,8 @@ static void race_count(engine_run *run, const hb_order *o, race_state *st,
         if (!cross_pair(t, p, c))
             continue;
         int p_on_x = t->events[p].object == t->events[x.ev[0]].object;
-        if (hb_order_chain(o, p) != hb_order_chain(o, c)) {
-            race_side(run, p, c, p, p_on_x ? x : y); /* as listing them */
+        if (!o || hb_order_chain(o, p) != hb_order_chain(o, c)) {
+            race_side(run, p, c, p, p_on_x ? x : y);
             race_side(run, p, c, c, p_on_x ? y : x);
             continue;
         }
@@ -547,7 +530,7 @@ static void races_generate(engine_run *run)
     for (size_t k = 0; k < c->n && !engine_stopped(run); k++) {
         slice x = st->by_object[c->pairs[k].x], y = st->by_object[c->pairs[k].y];
         if (x.n && y.n)
-            race_pair(run, x, y);
+            race_pair(run, NULL, st, x, y);
     }
 }
 
@@ -574,17 +557,8 @@ static void races_batch(engine_run *run, uint32_t batch, int focused)
         slice x = st->by_object[p->x], y = st->by_object[p->y];
         if (!x.n || !y.n)
             continue;
-        if (focused)
-            race_count(run, o, st, x, y);
-        else
-            race_pair(run, x, y);
+        race_pair(run, focused ? o : NULL, st, x, y);
     }
-}
-
-static hb_query race_query(const candidate *c, unsigned k)
-{
-    return k == 0 ? hb_query_between(c->ev[0], c->ev[1], c->ev[2])
-                  : hb_query_outside(c->ev[0], c->ev[1], c->ev[2]);
 }
 
 /* variable_y (c's) and the pattern "Wx..Wy / Rx": the types of p and c,
@@ -605,6 +579,6 @@ const analysis analysis_multivar_race = {
     .kind = RACE_MVRACE,
     .n_queries = 2, .n_located = 3, .n_shown = 3, .ranked = 1, .symmetric = 0,
     .enabled = races_enabled, .generate = races_generate,
-    .generate_batch = races_batch, .query = race_query,
+    .generate_batch = races_batch, .query = between_query,
     .describe = race_describe,
 };

@@ -19,16 +19,22 @@ static void copy_into(char *buf, size_t len, const char *s, size_t n)
     buf[n] = '\0';
 }
 
+/* The first n bytes of the key, '_' as '-'. */
+static void dashed(race_kind k, size_t n, char *buf, size_t len)
+{
+    copy_into(buf, len, race_kind_key(k), n);
+    for (char *p = buf; *p; p++)
+        if (*p == '_')
+            *p = '-';
+}
+
 /* The key without its last word (the plural noun every key ends with),
  * '_' as '-'. */
 static void short_stem(race_kind k, char *buf, size_t len)
 {
     const char *key = race_kind_key(k);
     const char *last = strrchr(key, '_');
-    copy_into(buf, len, key, last ? (size_t)(last - key) : strlen(key));
-    for (char *p = buf; *p; p++)
-        if (*p == '_')
-            *p = '-';
+    dashed(k, last ? (size_t)(last - key) : strlen(key), buf, len);
 }
 
 /* "data_races" -> "data", "multi_variable_violations" -> "multi-variable":
@@ -42,11 +48,7 @@ char *race_kind_stem(race_kind k, char *buf, size_t len)
         char other[64];
         short_stem((race_kind)j, other, sizeof other);
         if (strcmp(other, buf) == 0) {
-            const char *key = race_kind_key(k);
-            copy_into(buf, len, key, strlen(key));
-            for (char *p = buf; *p; p++)
-                if (*p == '_')
-                    *p = '-';
+            dashed(k, strlen(race_kind_key(k)), buf, len);
             break;
         }
     }

@@ -295,10 +295,10 @@ static void print_group(const race_group *g, size_t n, const style *st,
             print_event(&g->events[order[i]], roles[order[i]], out);
     } else if (g->kind == RACE_MVRACE) {
         fprintf(out, "     %s on correlated variables x = %s, y = %s of node "
-                "%s: the %s of %s by %s can fall between the %s x and the %s "
+                "%s: the %s of %c by %s can fall between the %s x and the %s "
                 "y of %s; e.g.\n", g->pattern, var,
                 text_safe(&tp, g->variable_y), node, g->events[1].type,
-                g->pattern[strlen(g->pattern) - 1] == 'x' ? "x" : "y",
+                g->pattern[strlen(g->pattern) - 1], /* r's variable */
                 text_safe(&tp, g->events[1].thread), g->events[0].type,
                 g->events[2].type, text_safe(&tp, g->events[0].thread));
         static const char *const roles[3] = {"   (p)", "   (r)", "   (c)"};
