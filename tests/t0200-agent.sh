@@ -14,7 +14,8 @@
 # exactly the planted ones (tests/agent/check.py reads them from the
 # program's comments), every receive matched, no anomaly.  A bad option
 # is refused naming it; a JVM killed with SIGKILL leaves a trace spider
-# reads.  About 15 s.
+# reads; the multi-variable kinds on the Fields and Monitors traces agree
+# with tests/reference.py.  About 15 s.
 . tests/lib.sh
 command -v javac >/dev/null 2>&1 || { echo "skip: javac is missing (make deps installs default-jdk-headless)"; exit 77; }
 [ -f /usr/share/java/asm.jar ] || { echo "skip: /usr/share/java/asm.jar is missing (make deps installs libasm-java)"; exit 77; }
@@ -56,6 +57,22 @@ for p in Fields Monitors Locks WaitNotify Threads Tasks Queues CustomQueue OwnQu
         not_ok "$p: the program failed under the agent: $(tail -n 3 "$TMP/$p.log")"
     fi
 done
+
+# real traces of the agent against the reference for the multi-variable
+# kinds: Fields and Monitors update pairs of fields together (mined
+# pairs, multi-variable races and violations found there)
+agent_mv=""
+for p in Fields Monitors; do [ -d "$TMP/$p" ] && agent_mv="$agent_mv $TMP/$p"; done
+if [ -n "$agent_mv" ] && command -v z3 >/dev/null; then
+    # shellcheck disable=SC2086 # the paths have no spaces
+    REFERENCE_CACHE="$TMP/refcache" python3 tests/reference.py compare -j 2 --multi-variable-races \
+        --multi-variable --correlation=both $agent_mv >"$TMP/mv.ref" 2>&1 && ok \
+        || { not_ok "the agent's traces: the multi-variable kinds differ from the reference"; grep -v '^ok' "$TMP/mv.ref" | head -5; }
+    # shellcheck disable=SC2086
+    n=$(for d in $agent_mv; do $SPIDER -q -f json --no-timings --multi-variable-races \
+            --correlation=both "$d" 2>/dev/null; done | grep -c '"pattern":')
+    [ "$n" -gt 0 ] && ok || not_ok "the agent's Fields and Monitors traces show no multi-variable race"
+fi
 
 # a traced queue of the program's own: its callers' put and take are the
 # hand-off, its lock, condition and fields are not traced
