@@ -578,7 +578,7 @@ static const char *check_event(reader *r, const cJSON *obj, const char *at,
     return convert_event(r, obj, &ef, e, why, why_len);
 }
 
-int event_add(reader *r, const cJSON *obj, const char *at, const char *end)
+int trace_event_add(reader *r, const cJSON *obj, const char *at, const char *end)
 {
     trace *t = r->t;
     char why[200];

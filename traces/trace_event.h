@@ -21,6 +21,6 @@ int event_needs_variable(event_kind k);
  * in r->err for a bad object (under --lenient a bad object is a warning,
  * counted in stats.events_skipped, and TRACE_OK) or when the trace has
  * too many events. */
-int event_add(reader *r, const cJSON *obj, const char *at, const char *end);
+int trace_event_add(reader *r, const cJSON *obj, const char *at, const char *end);
 
 #endif

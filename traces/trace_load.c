@@ -95,7 +95,7 @@ static int read_object(reader *r, int *stop)
         return bad_object(r, r->p, parse_end, stop);
     }
     int rc = reader_unreadable(r) ? reader_fail_unreadable(r)
-                                  : event_add(r, obj, r->p, parse_end);
+                                  : trace_event_add(r, obj, r->p, parse_end);
     json_arena_leave(r->arena);
     if (rc == TRACE_OK)
         reader_advance_to(r, parse_end);
