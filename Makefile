@@ -3,6 +3,7 @@
 # installs them (`make demo` and `make check` call it first).
 #
 #   make            bin/spider and the tools (bin/cyclon-trace, bin/gen-trace, bin/check-smt2)
+#   make MPI=1      also bin/spider-mpi, for MPI jobs (needs Open MPI: make deps)
 #   make deps       install what the build, the tests and the demo need
 #                   (scripts/install-deps: apt-get, and npm into .deps/)
 #   make install    bin/spider, spider.1 and the docs under DESTDIR/PREFIX
@@ -35,11 +36,11 @@ MANDIR = $(PREFIX)/share/man/man1
 DOCDIR = $(PREFIX)/share/doc/spider
 OBJ ?= build
 
-LIB_SRC = util/alloc.c util/clock.c util/text.c util/graph.c traces/trace_load.c traces/trace_reader.c traces/trace_event.c traces/json_arena.c traces/trace_intern.c traces/trace_derive.c \
+LIB_SRC = util/alloc.c util/clock.c util/text.c util/graph.c util/comm_threads.c traces/trace_load.c traces/trace_reader.c traces/trace_event.c traces/json_arena.c traces/trace_intern.c traces/trace_derive.c \
           prune/prune.c \
           encode/encode.c encode/encode_z3.c encode/encode_z3_core.c encode/encode_smt2.c encode/encode_slice.c encode/encode_query.c encode/encode_waits.c encode/encode_explain.c encode/encode_build.c \
           spider/engine/engine.c spider/engine/engine_group.c spider/engine/engine_decide.c spider/engine/engine_analyse.c spider/engine/engine_shortcut.c spider/engine/shortcut_graph.c spider/engine/shortcut_clocks.c spider/engine/hb_order.c spider/engine/engine_schedule.c spider/engine/schedule_ahead.c spider/engine/engine_pool.c \
-          spider/engine/engine_witness.c spider/engine/context.c \
+          spider/engine/engine_witness.c spider/engine/context.c spider/engine/engine_log.c spider/engine/engine_ranks.c \
           spider/analysis/analysis_data.c spider/analysis/analysis_message.c spider/analysis/analysis_handler.c \
           spider/analysis/analysis_atomicity.c spider/analysis/analysis_between.c \
           spider/analysis/analysis_multivar.c spider/analysis/correlation.c spider/analysis/correlation_muvi.c spider/analysis/analysis_inconsistent.c spider/analysis/invariants.c spider/analysis/analyses.c \
@@ -53,6 +54,9 @@ LIB_SRC = util/alloc.c util/clock.c util/text.c util/graph.c traces/trace_load.c
 LIB_OBJ = $(LIB_SRC:%.c=$(OBJ)/%.o)
 
 BINS = bin/spider bin/cyclon-trace bin/json-baseline bin/gen-trace bin/check-smt2
+ifeq ($(MPI),1)
+BINS += bin/spider-mpi
+endif
 TEST_BINS = tests/bin/test_trace tests/bin/test_prune tests/bin/test_waits \
             tests/bin/test_schedule tests/bin/test_graph tests/bin/test_decide
 SAN_FLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
@@ -93,6 +97,7 @@ $(OBJ)/spider/report/report_html.o: $(OBJ)/gen/html_assets.h
 $(OBJ)/%.d: ;
 # named, so that a missing one is not an intermediate file to ignore
 DEP_FILES = $(patsubst %.c,$(OBJ)/%.d,$(LIB_SRC) spider/cli/main.c \
+            spider/cli/spider.c spider/cli/spider_mpi.c util/comm_mpi.c \
             benchmarks/cyclon_trace.c benchmarks/json_baseline.c \
             tests/gen_trace.c tests/gen_trace_rng.c tests/gen_trace_sim.c \
             tests/gen_trace_out.c tests/gen_trace_locks.c tests/check_smt2.c tests/test_trace.c tests/test_prune.c tests/test_waits.c \
@@ -104,9 +109,23 @@ $(DEP_FILES):
 $(OBJ)/libspider.a: $(LIB_OBJ)
 	$(AR) rcs $@ $^
 
-bin/spider: $(OBJ)/spider/cli/main.o $(OBJ)/libspider.a
+bin/spider: $(OBJ)/spider/cli/spider.o $(OBJ)/spider/cli/main.o $(OBJ)/libspider.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+# bin/spider-mpi (make MPI=1, or make bin/spider-mpi): the command on the
+# ranks of an MPI job, with the MPI pkg-config finds (Debian's Open MPI:
+# make deps installs it).  Only its own two objects see MPI.
+MPI_CFLAGS = $(shell pkg-config --cflags mpi-c 2>/dev/null)
+MPI_LIBS = $(shell pkg-config --libs mpi-c 2>/dev/null)
+HAVE_MPI := $(shell pkg-config --exists mpi-c 2>/dev/null && command -v mpirun >/dev/null && echo 1)
+MPI_OBJ = $(OBJ)/spider/cli/spider_mpi.o $(OBJ)/util/comm_mpi.o
+$(MPI_OBJ): PKG_CFLAGS += $(MPI_CFLAGS)
+bin/spider-mpi: $(MPI_OBJ) $(OBJ)/spider/cli/main.o $(OBJ)/libspider.a
+	@pkg-config --exists mpi-c || { echo "spider: bin/spider-mpi needs MPI:" \
+	    "run 'make deps' (installs Debian's Open MPI)" >&2; exit 1; }
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $^ $(MPI_LIBS) $(LDLIBS)
 
 bin/cyclon-trace: $(OBJ)/benchmarks/cyclon_trace.o
 	@mkdir -p $(dir $@)
@@ -152,14 +171,15 @@ NPROC := $(shell nproc 2>/dev/null || echo 1)
 
 # what is missing (the z3 command, a JDK) skips the scripts that need it
 test:
-	@$(MAKE) --no-print-directory -j$(NPROC) all $(TEST_BINS)
+	@$(MAKE) --no-print-directory -j$(NPROC) all $(TEST_BINS) $(if $(HAVE_MPI),bin/spider-mpi)
 	@QUICK=1 JOBS=$(NPROC) ./tests/run-all
 
 # The sanitized binaries are built while the release pass runs, at the
 # lowest priority: they take the cycles its scripts leave (a minute of
 # both cores, had they waited for the pass to end)
 check: deps
-	@$(MAKE) --no-print-directory -j$(NPROC) all $(TEST_BINS)
+	@$(MAKE) --no-print-directory -j$(NPROC) all $(TEST_BINS) \
+	    $(if $(shell pkg-config --exists mpi-c 2>/dev/null && echo 1),bin/spider-mpi)
 	@mkdir -p build-san; \
 	    nice -n 19 $(MAKE) --no-print-directory san-bins >build-san/build.log 2>&1 & san=$$!; \
 	    JOBS=$(NPROC) ./tests/run-all; rc=$$?; \
@@ -186,7 +206,7 @@ check-sanitized: deps san-bins
 	    LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
 	    ./tests/run-all
 
-bin-san/spider: $(OBJ)/spider/cli/main.o $(OBJ)/libspider.a
+bin-san/spider: $(OBJ)/spider/cli/spider.o $(OBJ)/spider/cli/main.o $(OBJ)/libspider.a
 	@mkdir -p bin-san
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 

@@ -291,6 +291,13 @@ typedef struct analysis_options {
     int inconsistent_updates;        /* --inconsistent-updates */
     const struct muvi_rule *muvi_rules; /* MUVI's rules, for it */
     size_t n_muvi_rules;
+    /* The run split over ranks (engine_ranks.h): comm, this process's
+     * place in an MPI job (util/comm.h; NULL: one process), or ranks > 1
+     * ranks as threads of this process.  Only rank 0's report is whole;
+     * the others' hold no groups. */
+    struct comm *comm;
+    unsigned ranks;
+    unsigned batch_chains;           /* --batch-chains (0: 128) */
 } analysis_options;
 
 /* Runs every analysis that opts turns on (spider/analysis/analyses.c lists them) on

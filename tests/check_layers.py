@@ -48,6 +48,7 @@ LAYERS = [
                                 "spider/cli/select", "spider/cli/progress"]),
     ("the command", ["spider/cli/main", "spider/cli/options",
                      "spider/cli/learn"]),
+    ("the programs", ["spider/cli/spider", "spider/cli/spider_mpi"]),
 ]
 FOLDERS = ["util", "traces", "encode", "prune", "spider"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

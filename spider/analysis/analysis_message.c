@@ -328,7 +328,8 @@ static void racing_range(rcv_pair_ctx *p, uint32_t a, uint32_t b)
         if (h[x] == NONE)
             continue;
         uint32_t lo = handler_races_local(p->st->hr, (uint32_t)h[x]);
-        handler_races_add_run(p->st->hr, (uint32_t)h[p->y], lo, lo + (e - x));
+        engine_note(p->run, RACE_MESSAGE,
+                    (const uint32_t[3]){(uint32_t)h[p->y], lo, lo + (e - x)});
     }
 }
 
@@ -540,6 +541,14 @@ static void proven(engine_run *run, const candidate *c)
     note_racing(st, st->handler_of[c->ev[2]], st->handler_of[c->ev[3]]);
 }
 
+/* The handlers of locals v[1] .. v[2] race with handler v[0]
+ * (racing_range(), through engine_note()). */
+static void note(engine_run *run, const uint32_t v[3])
+{
+    message_state *st = engine_state(run, RACE_MESSAGE);
+    handler_races_add_run(st->hr, v[0], v[1], v[2]);
+}
+
 /* Every handler race of the racing pairs found (proven_all). */
 static void handler_races_all(engine_run *run)
 {
@@ -552,7 +561,8 @@ const analysis analysis_message = {
     .kind = RACE_MESSAGE,
     .n_queries = 1, .n_located = 2, .n_shown = 4, .symmetric = 1,
     .enabled = enabled, .generate = generate,
-    .generate_batch = generate_batch, .query = query, .proven = proven,
+    .generate_batch = generate_batch, .query = query, .note = note,
+    .proven = proven,
     .proven_all = handler_races_all, .witness_queries = message_witness,
 };
 

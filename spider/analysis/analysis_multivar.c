@@ -347,7 +347,8 @@ static void generate(engine_run *run)
                    .loc_stamp = xcalloc(locs, sizeof(uint32_t)),
                    .loc_slot = xmalloc_array(locs, sizeof(uint32_t))};
     if (o->solver == SOLVER_AUTO)
-        g.order = hb_order_new(t, engine_model(run), engine_options(run)->jobs);
+        g.order = hb_order_new(t, engine_model(run), engine_options(run)->jobs,
+                               engine_options(run)->batch_chains);
     uint64_t *pairs = pairs_by_batch(g.order, t, c, by_object);
     for (size_t k = 0; k < c->n && !engine_stopped(run); k++) {
         const correlated_pair *p = &c->pairs[(uint32_t)pairs[k]];

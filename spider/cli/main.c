@@ -1,7 +1,10 @@
 /*
- * main.c — the spider command: options (options.h), then load ──► encode ──► analyse
- * ──► print, with one cleanup path and the exit statuses of SPEC §6.
+ * main.c — the spider command (main.h): options (options.h), then load
+ * ──► encode ──► analyse ──► print, with one cleanup path and the exit
+ * statuses of SPEC §6.
  */
+#include "main.h"
+
 #include "../spider.h"
 #include "../../util/clock.h"
 
@@ -126,8 +129,10 @@ static int selecting(const cli *c)
 
 /* One error line; the message names files and values of the input, whose
  * control characters are escaped (they could forge a line otherwise). */
-static void print_error(const char *err)
+static void print_error(const cli *c, const char *err)
 {
+    if (c->helper) /* rank 0 says it */
+        return;
     fputs("spider: ", stderr);
     text_put(stderr, err);
     fputc('\n', stderr);
@@ -159,7 +164,7 @@ static int load_selection(const cli *c, select_options *sel)
         invariants *inv = invariants_new();
         sel->invariants = inv;
         if (invariants_load(inv, c->invariants, err, sizeof err) != 0) {
-            print_error(err);
+            print_error(c, err);
             return -1;
         }
     }
@@ -191,7 +196,28 @@ static void tune_malloc(void)
     mallopt(M_TRIM_THRESHOLD, 256 << 20);
 }
 
-int main(int argc, char **argv)
+/* Of an MPI job: whether any rank failed before the analysis (failed on
+ * this one), so that none waits for the others' shares for ever.  Every
+ * rank asks once: before analysing, or at the end when it never got
+ * there.  A collective failure counts as a failure. */
+static int ranks_failed(comm *world, int failed)
+{
+    uint64_t any = (uint64_t)failed;
+    return comm_reduce_max(world, &any) != 0 || any != 0;
+}
+
+/* A rank of an MPI job but rank 0: it reports nothing (rank 0 does) and
+ * says only what is its own (an allocation failure, util/alloc.h). */
+static void become_helper(cli *c)
+{
+    c->helper = 1;
+    c->quiet = 1;
+    c->progress = 2;
+    if (!freopen("/dev/null", "w", stdout))
+        fclose(stdout);
+}
+
+int spider_command(int argc, char **argv, comm *world)
 {
     tune_malloc();
     hb_solver_process_setup();
@@ -215,8 +241,13 @@ int main(int argc, char **argv)
     catch_stop_signals(0);
 
     int first, parsed = cli_parse(&c, argc, argv, &first);
-    if (parsed >= 0)
+    if (parsed >= 0) /* the same on every rank: none waits */
         return parsed;
+    int agreed = 0; /* ranks_failed() asked */
+    if (comm_rank(world) != 0)
+        become_helper(&c);
+    if (world && c.color_auto) /* mpirun gives each rank a terminal */
+        c.color = 0;
     if (c.learn) {
         trace_options lopts = {.order = c.order, .lenient = c.lenient,
                                .jobs = c.jobs,
@@ -226,7 +257,7 @@ int main(int argc, char **argv)
                                            first, (size_t)(argc - first),
                                        &lopts, &c.correlation, stdout));
     }
-    if (load_selection(&c, &sel) != 0)
+    if (!c.helper && load_selection(&c, &sel) != 0)
         goto cleanup;
     if ((c.correlation.given || c.correlation_options_set) &&
         !c.multi_variable && !c.multi_variable_races && !c.list_correlations &&
@@ -251,7 +282,7 @@ int main(int argc, char **argv)
     if (trace_load((const char *const *)argv + first, (size_t)(argc - first),
                    &topts, &t, err, sizeof err) != TRACE_OK) {
         progress_end(&prog);
-        print_error(err);
+        print_error(&c, err);
         goto cleanup;
     }
     double loaded = clock_seconds();
@@ -263,7 +294,7 @@ int main(int argc, char **argv)
         correlation_find(t, &c.correlation, topts.warnings, &corr,
                          err, sizeof err) != 0) {
         progress_end(&prog);
-        print_error(err);
+        print_error(&c, err);
         goto cleanup;
     }
     if (c.list_correlations) {
@@ -302,10 +333,11 @@ int main(int argc, char **argv)
     }
     double pruned = clock_seconds();
     progress_phase_set(prog, PHASE_SOLVE, t->n_events - m->n_kept);
-    if (c.emit_smt2 && !m->incomplete &&
+    if (c.emit_smt2 && !c.helper && !m->incomplete &&
         write_smt2(c.emit_smt2, m, t, &prog) < 0)
         goto cleanup;
-    analysis_options aopts = {.jobs = c.jobs,
+    analysis_options aopts = {.jobs = c.jobs, .ranks = c.ranks,
+                              .batch_chains = c.batch_chains,
                               .solver = c.solver,
                               .all_instances = c.all_instances,
                               .tuning = c.tuning, .timeout_ms = c.timeout_ms,
@@ -321,14 +353,26 @@ int main(int argc, char **argv)
                               .witness = c.witness || c.html ||
                                          c.format == FORMAT_SHIVIZ,
                               .correlation = &corr,
-                              .progress = progress_counts(prog)};
+                              .progress = progress_counts(prog),
+                              .comm = world};
+    agreed = 1;
+    if (world && ranks_failed(world, 0)) {
+        if (!c.helper)
+            fputs("spider: another rank of the job failed (its message is "
+                  "above)\n", stderr);
+        goto cleanup;
+    }
     r = analyse(t, m, &aopts, err, sizeof err);
     /* the analysis is over: a signal now must not cut a write of the
      * report short (EINTR made it a write error, exit 2) */
     catch_stop_signals(SA_RESTART);
     progress_end(&prog); /* the report starts on a clean line */
     if (!r) {
-        print_error(err);
+        print_error(&c, err);
+        goto cleanup;
+    }
+    if (c.helper) { /* rank 0 reports; its status is every rank's */
+        status = EXIT_NO_RACE;
         goto cleanup;
     }
     if (r->witness_failure[0] && !c.quiet) {
@@ -370,6 +414,13 @@ int main(int argc, char **argv)
     status = select_exit_status(r, popts.notes);
 cleanup:
     progress_end(&prog);
+    if (world) { /* every rank ends with rank 0's status */
+        if (!agreed)
+            ranks_failed(world, status == EXIT_BAD_INPUT);
+        int root_status = status;
+        if (comm_broadcast(world, &root_status, sizeof root_status) == 0)
+            status = root_status;
+    }
     if (abandoned) /* it may still read the model: free nothing, end */
         _exit(flush_report(status));
     suppressions_free(sel.suppressions);

@@ -36,6 +36,12 @@ static const char usage[] =
     "                              each thread stable-sorted by timestamp\n"
     "  -j, --jobs=N                worker threads: loading, solver, shortcut sweeps,\n"
     "                              scheduling ahead (default: CPUs)\n"
+    "      --ranks=N               split the analysis as bin/spider-mpi does\n"
+    "                              over N ranks, here threads of this process\n"
+    "                              (the same report; default 1)\n"
+    "      --batch-chains=N        nodes are swept in batches of at most N\n"
+    "                              threads and handlers (default 128): more,\n"
+    "                              smaller batches to deal out to ranks\n"
     "      --solver=auto|z3        auto (default): exact shortcuts, Z3 for the\n"
     "                              rest; z3: Z3 decides every candidate\n"
     "      --all-instances         decide every candidate, so that counts are\n"
@@ -137,7 +143,8 @@ enum { OPT_HANDLERS = 256, OPT_ORDER, OPT_SMT2, OPT_LENIENT, OPT_TIMEOUT,
        OPT_Z3, OPT_NO_TIMINGS, OPT_COLOR, OPT_SOLVER, OPT_ALL, OPT_NO_PRUNE,
        OPT_ATOMICITY, OPT_PATTERNS, OPT_REGION, OPT_Z3_PARAM, OPT_SOURCE_ROOT,
        OPT_BASELINE, OPT_SUPPRESSIONS, OPT_KIND, OPT_NODE, OPT_MATCH,
-       OPT_LIMIT, OPT_PROGRESS, OPT_EAGER_LOCKS };
+       OPT_LIMIT, OPT_PROGRESS, OPT_EAGER_LOCKS, OPT_RANKS,
+       OPT_BATCH_CHAINS };
 
 /* Explaining races (issue 12): a range of their own. */
 enum { OPT_WITNESS = 768, OPT_HTML };
@@ -157,6 +164,8 @@ static const struct option long_options[] = {
     {"handlers", required_argument, NULL, OPT_HANDLERS},
     {"order", required_argument, NULL, OPT_ORDER},
     {"jobs", required_argument, NULL, 'j'},
+    {"ranks", required_argument, NULL, OPT_RANKS},
+    {"batch-chains", required_argument, NULL, OPT_BATCH_CHAINS},
     {"emit-smt2", required_argument, NULL, OPT_SMT2},
     {"lenient", no_argument, NULL, OPT_LENIENT},
     {"timeout-ms", required_argument, NULL, OPT_TIMEOUT},
@@ -428,6 +437,10 @@ static int parse_option(cli *c, int opt, const char *arg)
         return 0;
     case 'j':
         return parse_count("jobs", arg, &c->jobs, 1);
+    case OPT_RANKS:
+        return parse_count("ranks", arg, &c->ranks, 1);
+    case OPT_BATCH_CHAINS:
+        return parse_count("batch-chains", arg, &c->batch_chains, 1);
     case OPT_SMT2:
         c->emit_smt2 = arg;
         return 0;
@@ -456,6 +469,7 @@ static int parse_option(cli *c, int opt, const char *arg)
     case OPT_COLOR:
         if ((i = choose("color", arg, colors)) < 0)
             return -1;
+        c->color_auto = i == 0;
         c->color = i == 0 ? (isatty(STDOUT_FILENO) && !getenv("NO_COLOR"))
                           : i == 1;
         return 0;
@@ -556,7 +570,9 @@ int cli_parse(cli *c, int argc, char **argv, int *first)
              .invariant_rule = {.min_runs = 1, .threshold = 0}};
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     c->jobs = cpus > 0 ? (unsigned)cpus : 1;
+    c->ranks = 1;
     c->color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
+    c->color_auto = 1;
     int opt;
     while ((opt = getopt_long(argc, argv, "f:j:qhV", long_options, NULL)) != -1) {
         if (opt == 'h') {

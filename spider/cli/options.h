@@ -20,6 +20,10 @@ typedef struct cli {
     handler_model handlers;
     trace_order order;
     unsigned jobs;
+    unsigned ranks;                  /* --ranks: 1 = not split */
+    int color_auto;                  /* --color=auto (the default) */
+    int helper;                      /* a rank of an MPI job but rank 0 */
+    unsigned batch_chains;           /* --batch-chains: 0 = the default */
     const char *emit_smt2;
     int lenient, quiet, timings, color;
     unsigned timeout_ms;

@@ -49,6 +49,9 @@ typedef struct analysis {
      * its candidates).  Candidates may then come in any order of kinds. */
     void (*generate_batch)(engine_run *run, uint32_t batch, int focused);
     hb_query (*query)(const candidate *c, unsigned k);
+    /* when set: what generate_batch learnt for the analysis's own state,
+     * given to engine_note() (a run split over ranks replays it) */
+    void (*note)(engine_run *run, const uint32_t v[3]);
     void (*proven)(engine_run *run, const candidate *c);
     void (*proven_all)(engine_run *run);
     /* when set: fills what the kind shows beyond locations, node and first

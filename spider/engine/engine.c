@@ -5,6 +5,7 @@
  * engine_analyse.c's.
  */
 #include "engine_internal.h"
+#include "engine_log.h"
 
 #include "../../util/alloc.h"
 
@@ -89,12 +90,18 @@ static void engine_found(engine_run *run, race_kind kind, uint64_t n)
 
 void engine_count_unsat(engine_run *run, race_kind kind, uint64_t n)
 {
+    if (run->log) {
+        engine_log_unsat(run->log, kind, n);
+        return;
+    }
     engine_found(run, kind, n);
     run->r->summary.by_shortcut_unsat += n;
 }
 
 uint32_t engine_group(engine_run *run, race_kind kind, const uint32_t *ev)
 {
+    if (run->log)
+        return engine_log_group(run->log, kind, ev);
     return grouper_group_of(run->g, run->g->analyses[kind], ev);
 }
 
@@ -126,6 +133,10 @@ void engine_record_sat(engine_run *run, race_kind kind, uint32_t group,
 {
     report_summary *s = &run->r->summary;
     assert(n > 0);
+    if (run->log) {
+        engine_log_sat(run->log, kind, group, ev, rank, n);
+        return;
+    }
     engine_found(run, kind, n);
     s->by_shortcut_sat += n;
     s->instances[kind] += n;
@@ -136,6 +147,10 @@ void engine_record_sat(engine_run *run, race_kind kind, uint32_t group,
 void engine_record_unchecked(engine_run *run, race_kind kind, uint32_t group,
                              uint64_t n)
 {
+    if (run->log) {
+        engine_log_unchecked(run->log, kind, group, n);
+        return;
+    }
     engine_found(run, kind, n);
     run->r->summary.not_asked += n;
     run->g->g[group].unchecked += n;
@@ -144,7 +159,8 @@ void engine_record_unchecked(engine_run *run, race_kind kind, uint32_t group,
 hb_order *engine_order(engine_run *run)
 {
     if (!run->order_made && run->o->solver == SOLVER_AUTO)
-        run->order = hb_order_new(run->t, run->m, run->o->jobs);
+        run->order = hb_order_new(run->t, run->m, run->o->jobs,
+                                  run->o->batch_chains);
     run->order_made = 1;
     return run->order;
 }
@@ -155,6 +171,8 @@ const analysis_options *engine_options(const engine_run *run) { return run->o; }
 
 int engine_skips(const engine_run *run, uint32_t group, uint32_t rank)
 {
+    if (run->log)
+        return may_skip(run->o) && engine_log_holds(run->log, group, rank);
     const group_state *gs = &run->g->g[group];
     return may_skip(run->o) && gs->count && gs->instance_holds &&
            gs->inst_rank <= rank;
@@ -163,6 +181,10 @@ int engine_skips(const engine_run *run, uint32_t group, uint32_t rank)
 void engine_add(engine_run *run, race_kind kind, const uint32_t *ev,
                 uint32_t rank, int dedupable)
 {
+    if (run->log) {
+        engine_log_add(run->log, kind, ev, rank, dedupable);
+        return;
+    }
     const analysis *a = run->g->analyses[kind];
     assert(run->kinds_mixed || run->n == 0 ||
            run->c[run->n - 1].kind <= kind); /* kind by kind */
@@ -187,7 +209,7 @@ void engine_add(engine_run *run, race_kind kind, const uint32_t *ev,
 void engine_reserve(engine_run *run, uint64_t extra, const char *what)
 {
     uint64_t need = run->n + extra;
-    if (need <= run->cap)
+    if (run->log || need <= run->cap) /* a log grows as it goes */
         return;
     if (need >= UINT32_MAX / 2) /* candidate and query ids are 32-bit */
         alloc_fail(need > SIZE_MAX / sizeof *run->c ? SIZE_MAX
@@ -230,10 +252,22 @@ void *engine_state(const engine_run *run, race_kind kind)
 void engine_count(engine_run *run, race_kind kind, const uint32_t *ev,
                   uint64_t n)
 {
+    if (run->log) {
+        engine_log_count(run->log, kind, ev, n);
+        return;
+    }
     uint32_t gi = grouper_group_of(run->g, run->g->analyses[kind], ev);
     grouper_offer(run->g, gi, ev, 0, 1);
     run->g->g[gi].count += n;
     run->r->summary.instances[kind] += n;
+}
+
+void engine_note(engine_run *run, race_kind kind, const uint32_t v[3])
+{
+    if (run->log)
+        engine_log_note(run->log, kind, v);
+    else
+        run->g->analyses[kind]->note(run, v);
 }
 
 int engine_stopped(const engine_run *run)

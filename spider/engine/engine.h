@@ -140,6 +140,12 @@ void engine_record_unchecked(engine_run *run, race_kind kind, uint32_t group,
 void engine_record_sat(engine_run *run, race_kind kind, uint32_t group,
                        const uint32_t *ev, uint32_t rank, uint64_t n);
 
+/* What generate_batch learns beside candidates and counts, for the
+ * analysis's own state: calls its `note` with v (message races: the
+ * racing handlers of a run of receives).  Through the engine, so that a
+ * run split over ranks replays it in batch order (engine_log.h). */
+void engine_note(engine_run *run, race_kind kind, const uint32_t v[3]);
+
 /* Whether SIGINT/SIGTERM asked the run to stop: a long loop of an
  * analysis checks it and stops (the report is then partial). */
 int engine_stopped(const engine_run *run);

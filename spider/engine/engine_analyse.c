@@ -4,6 +4,7 @@
  */
 #include "engine_analyse.h"
 #include "engine_decide.h"
+#include "engine_ranks.h"
 #include "context.h"
 
 #include "../../util/alloc.h"
@@ -209,8 +210,10 @@ static uint32_t kind_key(const void *c, const void *ctx)
 }
 
 /* Every enabled analysis's candidates: `generate`, then batch by batch
- * of the shared hb_order each `generate_batch`. */
-static void generate_all(engine_run *run)
+ * of the shared hb_order each `generate_batch`, on this rank's batches
+ * when c splits the run (engine_ranks.h; rank 0 then has them all).
+ * Returns 0, or -1 when a collective operation failed. */
+static int generate_all(engine_run *run, comm *c)
 {
     const report_summary *s = &run->r->summary;
     int batched = 0;
@@ -219,24 +222,68 @@ static void generate_all(engine_run *run)
             run->g->analyses[k]->generate(run);
         batched |= s->enabled[k] && run->g->analyses[k]->generate_batch;
     }
-    hb_order *o = batched ? engine_order(run) : NULL;
-    if (o) {
-        run->kinds_mixed = 1;
-        for (uint32_t b = 0; b < hb_order_n_batches(o) && !engine_stopped(run); b++) {
-            int focused = hb_order_focus(o, b);
-            for (int k = 0; k < RACE_KINDS; k++)
-                if (s->enabled[k] && run->g->analyses[k]->generate_batch)
-                    run->g->analyses[k]->generate_batch(run, b, focused);
-        }
-        /* candidates kind by kind again (number_queries(),
-         * engine_decide.c); after a stop nothing is decided and the
-         * order does not matter.  With one kind they are already:
-         * copying hundreds of millions of them took half a minute and
-         * doubled the memory. */
-        if (!engine_stopped(run) && run->kinds_unsorted)
-            engine_counting_sort(run->c, run->n, sizeof *run->c, RACE_KINDS,
-                                 kind_key, NULL);
+    if (!batched || !engine_order(run))
+        return 0;
+    run->kinds_mixed = 1;
+    if (engine_ranks_generate(run, c) != 0)
+        return -1;
+    /* candidates kind by kind again (number_queries(), engine_decide.c);
+     * after a stop nothing is decided and the order does not matter.
+     * With one kind they are already: copying hundreds of millions of
+     * them took half a minute and doubled the memory. */
+    if (comm_rank(c) == 0 && !engine_stopped(run) && run->kinds_unsorted)
+        engine_counting_sort(run->c, run->n, sizeof *run->c, RACE_KINDS,
+                             kind_key, NULL);
+    return 0;
+}
+
+static void run_free(engine_run *run)
+{
+    hb_order_free(run->order);
+    run->order = NULL;
+    free(run->c);
+    for (int k = 0; k < RACE_KINDS; k++)
+        if (run->state_free[k])
+            run->state_free[k](run->state[k]);
+    grouper_free(run->g);
+}
+
+/* --ranks=N: ranks as threads (comm_threads.c), each with a run of its
+ * own over the shared trace and model; rank 0's is the caller's. */
+typedef struct thread_ranks {
+    engine_run *root;
+    const analysis *const *analyses;
+    int failed;
+} thread_ranks;
+
+static void thread_rank(comm *c, void *arg)
+{
+    thread_ranks *tr = arg;
+    const engine_run *root = tr->root;
+    if (c->rank == 0) {
+        tr->failed = generate_all(tr->root, c) != 0;
+        return;
     }
+    analysis_options o = *root->o;
+    o.progress = NULL; /* rank 0's line counts what it replays */
+    report r;
+    memset(&r, 0, sizeof r);
+    fill_summary(&r, root->t, root->m, tr->analyses, &o);
+    engine_run run = {.t = root->t, .m = root->m, .o = &o, .r = &r,
+                      .g = grouper_new(root->t, tr->analyses)};
+    generate_all(&run, c); /* a failure is rank 0's to say */
+    run_free(&run);
+}
+
+static int generate_split(engine_run *run, const analysis *const *analyses)
+{
+    if (run->o->comm)
+        return generate_all(run, run->o->comm);
+    if (run->o->ranks <= 1)
+        return generate_all(run, NULL);
+    thread_ranks tr = {run, analyses, 0};
+    comm_threads_run(run->o->ranks, thread_rank, &tr);
+    return tr.failed ? -1 : 0;
 }
 
 report *engine_analyse(const analysis *const *analyses, const trace *t,
@@ -247,7 +294,17 @@ report *engine_analyse(const analysis *const *analyses, const trace *t,
     fill_summary(r, t, m, analyses, opts);
     engine_run run = {.t = t, .m = m, .o = opts, .r = r,
                       .g = grouper_new(t, analyses)};
-    generate_all(&run);
+    if (generate_split(&run, analyses) != 0) {
+        snprintf(err, err_len, "internal: the ranks' shares of the analysis "
+                 "did not reach rank 0 (a collective operation failed)");
+        run_free(&run);
+        report_free(r);
+        return NULL;
+    }
+    if (comm_rank(opts->comm) != 0) { /* rank 0 decides and reports */
+        run_free(&run);
+        return r;
+    }
     if (opts->progress)
         atomic_store(&opts->progress->total, run.n);
     /* stopped before any verdict: all undecided (count_undecided) */
@@ -273,11 +330,7 @@ report *engine_analyse(const analysis *const *analyses, const trace *t,
     /* a stop during grouping (handler races) leaves the report partial */
     r->summary.partial = opts->stop && *opts->stop;
     free(verdict);
-    free(run.c);
-    for (int k = 0; k < RACE_KINDS; k++)
-        if (run.state_free[k])
-            run.state_free[k](run.state[k]);
-    grouper_free(run.g);
+    run_free(&run);
     if (rc != 0) {
         report_free(r);
         return NULL;

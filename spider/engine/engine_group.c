@@ -144,6 +144,13 @@ uint32_t grouper_group_of(grouper *g, const analysis *a, const uint32_t *ev)
     return index;
 }
 
+uint32_t grouper_find(const grouper *g, const group_key *key)
+{
+    group_entry *found;
+    HASH_FIND(hh, g->table, key, sizeof *key, found);
+    return found ? found->index : UINT32_MAX;
+}
+
 /* The instance in the group's order: a symmetric pair with the first
  * location first (by event order when both locations are the same). */
 void grouper_orient(const grouper *g, const group_state *gs, const analysis *a,

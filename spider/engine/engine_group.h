@@ -60,6 +60,8 @@ void grouper_free(grouper *g);
 int grouper_cmp_events(const grouper *g, uint32_t a, uint32_t b);
 /* The group of an instance of analysis a, made when new. */
 uint32_t grouper_group_of(grouper *g, const analysis *a, const uint32_t *ev);
+/* The group of key, or UINT32_MAX when there is none (none is made). */
+uint32_t grouper_find(const grouper *g, const group_key *key);
 /* The instance ev in the group's order, into out: a symmetric pair with
  * the first location first (by event order when both are the same). */
 void grouper_orient(const grouper *g, const group_state *gs,

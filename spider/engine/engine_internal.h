@@ -34,6 +34,7 @@ struct engine_run {
     void *state[RACE_KINDS]; /* each analysis's own, freed by state_free */
     void (*state_free[RACE_KINDS])(void *);
     uint64_t found_unposted; /* candidates not yet in the progress line */
+    struct batch_log *log;   /* set: the calls go to it (engine_log.h) */
 };
 
 #endif

@@ -345,7 +345,7 @@ int shortcut_resolved_edges(const trace *t, const hb_model *m,
                             hb_edge_list *out)
 {
     shortcut_engine e;
-    shortcut_setup(&e, t, m);
+    shortcut_setup(&e, t, m, 0);
     uint32_t first = out->n;
     int ok = shortcut_choose_resolved(&e, out, &e.r);
     if (ok && out->n - first == m->n_edges) /* R is U: no graph made */
@@ -359,7 +359,7 @@ int shortcut_decide(const trace *t, const hb_model *m, const query_list *q,
                     hb_answer *answers, shortcut_stats *st)
 {
     shortcut_engine e;
-    shortcut_setup(&e, t, m);
+    shortcut_setup(&e, t, m, 0);
     shortcut_build_unconditional(&e);
     int consistent = -1; /* unknown */
     if (!e.u.acyclic) {

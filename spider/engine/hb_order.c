@@ -54,10 +54,11 @@ static void *unconditional_worker(void *e)
     return NULL;
 }
 
-hb_order *hb_order_new(const trace *t, const hb_model *m, unsigned threads)
+hb_order *hb_order_new(const trace *t, const hb_model *m, unsigned threads,
+                       unsigned batch_chains)
 {
     hb_order *o = xcalloc(1, sizeof *o);
-    shortcut_setup(&o->e, t, m);
+    shortcut_setup(&o->e, t, m, batch_chains);
     o->e.threads = threads;
     /* U on a thread of its own while R is made here: the two graphs do
      * not depend on each other */

@@ -20,13 +20,15 @@
  * --solver=z3 leaves nothing out, so that `make check` compares). */
 typedef struct hb_order hb_order;
 
-/* NULL when U has a cycle or the WAITs cannot all be matched
+/* Batches of whole nodes, of at most batch_chains chains each (0: 128;
+ * --batch-chains).  NULL when U has a cycle or the WAITs cannot all be matched
  * (hb_wait_matching(), tried where the observed order is no run): Φ is
  * then unsatisfiable and the engine says so.  With threads >= 2, U and R are built side by side and the next
  * batches are swept ahead on a second thread while the analyses read the
  * focused one (a thread that cannot be made: all on the caller's).
  * Allocation failure ends the run. */
-hb_order *hb_order_new(const trace *t, const hb_model *m, unsigned threads);
+hb_order *hb_order_new(const trace *t, const hb_model *m, unsigned threads,
+                       unsigned batch_chains);
 /* The trace it was made for. */
 const trace *hb_order_trace(const hb_order *o);
 /* The batch holding the node of a thread; how many batches there are. */

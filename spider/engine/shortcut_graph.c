@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { BATCH_CHAINS = 128 };
 
 /* ---- chains ------------------------------------------------------------------ */
 
@@ -35,7 +34,8 @@ static void number_nodes(shortcut_engine *e)
 
 /* Chains: a thread (nested model), or a thread's outer context and each
  * handler (floating model); positions follow program order. */
-static void build_chains(shortcut_engine *e, handler_model hm)
+static void build_chains(shortcut_engine *e, handler_model hm,
+                         unsigned batch_chains)
 {
     const trace *t = e->t;
     e->n_chains = hb_chain_count(t, hm);
@@ -64,7 +64,7 @@ static void build_chains(shortcut_engine *e, handler_model hm)
      * clocks of 128-chain batches would pass SHORTCUT_MAX_CELLS.  (Wider
      * batches, up to 4096 chains, made the floating model slower: rows
      * of many kilobytes left the cache.) */
-    uint32_t width = BATCH_CHAINS;
+    uint32_t width = batch_chains ? batch_chains : SHORTCUT_BATCH_CHAINS;
     while (width > 64 && (size_t)e->n_chains * width > SHORTCUT_MAX_CELLS)
         width /= 2;
     e->node_batch = xmalloc(sizeof(uint32_t) * (e->n_nodes + 1));
@@ -540,7 +540,8 @@ static void shortcut_free_graph(graph *g)
 }
 
 /* The chains of t's kept events (U: shortcut_build_unconditional()). */
-void shortcut_setup(shortcut_engine *e, const trace *t, const hb_model *m)
+void shortcut_setup(shortcut_engine *e, const trace *t, const hb_model *m,
+                    unsigned batch_chains)
 {
     memset(e, 0, sizeof *e);
     e->t = t;
@@ -551,7 +552,7 @@ void shortcut_setup(shortcut_engine *e, const trace *t, const hb_model *m)
     e->chain = xmalloc(sizeof(uint32_t) * (e->n + 1));
     e->pos = xmalloc(sizeof(uint32_t) * (e->n + 1));
     number_nodes(e);
-    build_chains(e, m->handlers);
+    build_chains(e, m->handlers, batch_chains);
 }
 
 void shortcut_build_unconditional(shortcut_engine *e)

@@ -20,6 +20,8 @@
  * U and R (an hb_order has three batches' worth, hb_order.c); above
  * this many cells per clock set its queries go to Z3. */
 #define SHORTCUT_MAX_CELLS ((size_t)64 << 20)
+/* chains per batch unless told (hb_order_new()) */
+#define SHORTCUT_BATCH_CHAINS 128u
 
 /* A graph as the sweeps read it, built once and shared by every batch.
  * Only its sync events matter to a clock: those with an edge from or to
@@ -75,9 +77,12 @@ typedef struct shortcut_engine {
     uint32_t *held;      /* section ids, each run ended by UINT32_MAX */
 } shortcut_engine;
 
-/* Numbers t's kept events, cuts them into chains and nodes into batches;
- * U and R are built by the calls below.  Zeroes the rest. */
-void shortcut_setup(shortcut_engine *e, const trace *t, const hb_model *m);
+/* Numbers t's kept events, cuts them into chains and nodes into batches
+ * of at most batch_chains chains (0: SHORTCUT_BATCH_CHAINS; a node of
+ * more chains is a batch alone); U and R are built by the calls below.
+ * Zeroes the rest. */
+void shortcut_setup(shortcut_engine *e, const trace *t, const hb_model *m,
+                    unsigned batch_chains);
 /* Frees what shortcut_setup() and the builders made. */
 void shortcut_teardown(shortcut_engine *e);
 /* e->u from the model's unconditional edges. */

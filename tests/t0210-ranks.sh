@@ -1,0 +1,98 @@
+# The analysis split over ranks (issue 28; engine_ranks.h) reports byte
+# for byte what one process does: stdout and exit status, in text, JSON
+# and SARIF, in both handler models, by default and with --atomicity
+# --multi-variable --multi-variable-races, --all-instances and
+# --solver=z3 (tests/ranks_compare.py).  The split is --ranks=N of
+# bin/spider (ranks as threads) and, where MPI is installed, mpirun -np N
+# bin/spider-mpi.  With --batch-chains=1 every node is a batch of its
+# own, so that even a small trace is dealt out over the ranks; a Cyclon
+# run of 100 nodes has several batches at the default width too.
+# Directories run as they are, with their files reversed and as one
+# file holding every node.  RANKS_FULL=1 compares every trace in every
+# mode, format and way (make check: a part of them, as said below).
+. tests/lib.sh
+SEEDS=$(sized 100 12)
+[ -n "${SANITIZED:-}" ] && SEEDS=$(sized 16 8)
+started=$(date +%s)
+full=${RANKS_FULL:+--formats=json,text,sarif --batch-chains=1,0}
+
+# the bundled, shared and fixture traces: JSON in every mode and way;
+# text and SARIF in every mode of the nested model
+set -- benchmarks/taxdc/*/ benchmarks/atomicity/*/ benchmarks/multivar/*/ \
+    benchmarks/mvrace/*.log benchmarks/inconsistent/*.log benchmarks/learning/apache-log/*.log \
+    tests/fixtures/*.log tests/prune/*.log
+if [ -d "$SHARED" ]; then
+    [ -z "${QUICK:-}" ] && set -- "$@" "$SHARED"/*/*.log "$SHARED"/*/*.txt
+else
+    echo "note: $SHARED is absent, its traces are not compared"
+fi
+compare() { # NAME ARGS...: tests/ranks_compare.py ARGS, a check named NAME
+    name=$1; shift
+    python3 tests/ranks_compare.py --spider "$SPIDER" "$@" >"$TMP/out" 2>&1 \
+        && ok || { not_ok "$name (below)"; grep -v '^ok' "$TMP/out" | head -20; }
+    echo "$name: $(tail -n 1 "$TMP/out") ($(($(date +%s) - started)) s)"; started=$(date +%s)
+}
+# shellcheck disable=SC2086 # $full is words
+compare "bundled, shared and fixture traces, JSON" --formats=json --batch-chains=1 $full "$@"
+[ -z "$full" ] && compare "the same, text and SARIF" --formats=text,sarif --batch-chains=1 \
+    --no-variants --mode= --mode="--atomicity --multi-variable --multi-variable-races" \
+    --mode=--all-instances --mode=--solver=z3 "$@"
+
+# random traces (bin/gen-trace; every third with correlated pairs) and
+# lock-heavy ones, JSON: each in the four modes, in one handler model,
+# nested and floating in turn
+set --
+seed=1
+while [ $seed -le "$SEEDS" ]; do
+    corr=""; [ $((seed % 3)) -eq 0 ] && corr="--correlated=40"
+    # shellcheck disable=SC2086
+    ./bin/gen-trace --seed $((3000 + seed)) --nodes $((2 + seed % 4)) --steps $((30 + seed % 90)) \
+        $corr -o "$TMP/g$seed" 2>/dev/null || not_ok "gen-trace seed $((3000 + seed))"
+    set -- "$@" "$TMP/g$seed"
+    seed=$((seed + 1))
+done
+for seed in $(seq 1 "$(sized 6 2)"); do
+    ./bin/gen-trace --shape=locks --seed $((7300 + seed)) --events $((150 + seed * 60)) \
+        --nodes $((1 + seed % 3)) --threads $((2 + seed % 5)) --locks $((1 + seed % 4)) \
+        --cut-sections=$((seed % 4 * 25)) --handoffs=$((seed % 3 * 50)) \
+        -o "$TMP/k$seed" 2>/dev/null || not_ok "gen-trace --shape=locks seed $seed"
+    set -- "$@" "$TMP/k$seed"
+done
+# shellcheck disable=SC2086
+if [ -n "$full" ]; then
+    compare "random and lock-heavy traces" $full "$@"
+else
+    compare "random and lock-heavy traces" --formats=json --batch-chains=1 --no-variants \
+        --alternate --mode= --mode="--atomicity --multi-variable --multi-variable-races" \
+        --mode=--all-instances --mode=--solver=z3 "$@"
+fi
+
+# a Cyclon run of 100 nodes: several batches at the default width too
+# (Z3 alone would take minutes there: not --solver=z3)
+./bin/cyclon-trace --nodes 100 --cycles "$(sized 10 4)" --correlated -o "$TMP/cyclon" 2>/dev/null
+compare "a Cyclon run of 100 nodes" --formats=json --batch-chains=1,0 --alternate \
+    --mode= --mode="--atomicity --multi-variable --multi-variable-races" --mode=--all-instances \
+    "$TMP/cyclon"
+
+# bin/spider-mpi under mpirun, N = 1..4 in turn (oversubscribed): a
+# sample, since each run starts MPI (on one machine, over shared memory:
+# without the two --mca it probes networks for a third of a second)
+MPIRUN="mpirun --allow-run-as-root --oversubscribe --mca btl self,vader --mca pml ob1"
+if [ -n "${SANITIZED:-}" ] || [ -n "${VALGRIND:-}" ]; then
+    echo "note: bin/spider-mpi is compared in the release pass only"
+elif ! command -v mpirun >/dev/null || [ ! -x bin/spider-mpi ]; then
+    echo "note: mpirun or bin/spider-mpi is missing (make deps; make MPI=1): MPI is not compared"
+else
+    compare "mpirun -np 1..4 bin/spider-mpi" --mpirun "$MPIRUN" --ranks= --formats=json \
+        --batch-chains=1 --no-variants --alternate --mode= \
+        --mode="--atomicity --multi-variable --multi-variable-races" \
+        benchmarks/taxdc/m5009/ benchmarks/mvrace/*.log "$TMP/g3" "$TMP/k1"
+    # Z3 on every candidate; an inconsistent trace and a bad file (exit 2)
+    set -- "$TMP/g3" tests/prune/open-lock-inconsistent.log
+    [ -d "$SHARED" ] && set -- "$@" "$SHARED/zookeeper/zktrace_full.log"
+    compare "mpirun: Z3 alone, exit 2" --mpirun "$MPIRUN" --ranks= --np=2,3,4 --formats=json \
+        --batch-chains=1 --no-variants --mode=--solver=z3 "$@"
+    compare "mpirun -np 1..4 on the Cyclon run" --mpirun "$MPIRUN" --ranks= --all-ranks \
+        --formats=json --batch-chains=0 --no-variants --mode=--atomicity "$TMP/cyclon"
+fi
+finish

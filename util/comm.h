@@ -1,0 +1,82 @@
+/*
+ * comm.h — the few collective operations a run split over ranks needs,
+ * behind one interface with two back ends (redis's ae.c over
+ * epoll/kqueue/select):
+ *
+ *   comm_threads.c   ranks as threads of one process, sharing nothing
+ *                    but what the operations pass (make check tests the
+ *                    split run with it where MPI is absent)
+ *   comm_mpi.c       ranks as MPI processes (bin/spider-mpi, make MPI=1)
+ *
+ * Every rank calls the same operations in the same order (they are
+ * collective); rank 0 is the root.  Data is bytes in the host's order:
+ * the ranks of one job run one build on one architecture.
+ *
+ * Ownership: a comm belongs to the back end that made it
+ * (comm_threads_run(), comm_mpi_world()); what comm_gather() returns is
+ * the caller's (comm_parts_free()).  Failure: an operation returns -1
+ * only when the back end reports an error (MPI's); allocation failure
+ * ends the run (util/alloc.h).
+ */
+#ifndef SPIDER_COMM_H
+#define SPIDER_COMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct comm comm;
+
+/* What rank 0 receives from comm_gather(): rank r's bytes are
+ * data[r][0 .. len[r]). */
+typedef struct comm_parts {
+    unsigned n;
+    void **data;
+    size_t *len;
+} comm_parts;
+
+typedef struct comm_ops {
+    int (*gather)(comm *c, const void *data, size_t len, comm_parts *out);
+    int (*broadcast)(comm *c, void *data, size_t len);
+    int (*reduce_max)(comm *c, uint64_t *value);
+} comm_ops;
+
+struct comm {
+    const comm_ops *ops;
+    unsigned rank, size;
+    void *impl;                      /* the back end's own */
+};
+
+static inline unsigned comm_rank(const comm *c) { return c ? c->rank : 0; }
+static inline unsigned comm_size(const comm *c) { return c ? c->size : 1; }
+
+/* Every rank's len bytes at data to rank 0, into *out there (on the
+ * other ranks *out is left empty).  Returns 0, or -1. */
+static inline int comm_gather(comm *c, const void *data, size_t len,
+                              comm_parts *out)
+{
+    return c->ops->gather(c, data, len, out);
+}
+
+/* Rank 0's len bytes at data into every rank's data.  Returns 0, or -1. */
+static inline int comm_broadcast(comm *c, void *data, size_t len)
+{
+    return c->ops->broadcast(c, data, len);
+}
+
+/* *value becomes the largest of every rank's *value, on every rank (an
+ * error on any rank is an error for all).  Returns 0, or -1. */
+static inline int comm_reduce_max(comm *c, uint64_t *value)
+{
+    return c->ops->reduce_max(c, value);
+}
+
+void comm_parts_free(comm_parts *p);
+
+/* The threads back end: runs fn(comm, arg) on n ranks, rank 0 in the
+ * calling thread and ranks 1 .. n-1 in threads of their own, and returns
+ * when all have returned.  Returns 0; a thread that cannot be started
+ * ends the run as an allocation failure does. */
+typedef void (*comm_rank_fn)(comm *c, void *arg);
+int comm_threads_run(unsigned n, comm_rank_fn fn, void *arg);
+
+#endif

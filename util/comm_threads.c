@@ -1,0 +1,121 @@
+/*
+ * comm_threads.c — the threads back end of comm.h: ranks are threads of
+ * one process.  Each operation meets at a barrier, copies through the
+ * shared slots, and meets again, so that no rank reuses its buffer
+ * before every rank has read it.
+ */
+#include "comm.h"
+
+#include "alloc.h"
+
+#include <pthread.h>
+#include <string.h>
+
+typedef struct meeting {
+    pthread_barrier_t barrier;
+    const void **slot;               /* by rank: what it offers */
+    size_t *len;
+    uint64_t *value;
+} meeting;
+
+typedef struct rank_start {
+    comm c;
+    comm_rank_fn fn;
+    void *arg;
+} rank_start;
+
+static int threads_gather(comm *c, const void *data, size_t len,
+                          comm_parts *out)
+{
+    meeting *m = c->impl;
+    memset(out, 0, sizeof *out);
+    m->slot[c->rank] = data;
+    m->len[c->rank] = len;
+    pthread_barrier_wait(&m->barrier);
+    if (c->rank == 0) {
+        out->n = c->size;
+        out->data = xcalloc(c->size, sizeof *out->data);
+        out->len = xcalloc(c->size, sizeof *out->len);
+        for (unsigned r = 0; r < c->size; r++) {
+            out->len[r] = m->len[r];
+            out->data[r] = xmalloc(m->len[r] + 1);
+            if (m->len[r])
+                memcpy(out->data[r], m->slot[r], m->len[r]);
+        }
+    }
+    pthread_barrier_wait(&m->barrier);
+    return 0;
+}
+
+static int threads_broadcast(comm *c, void *data, size_t len)
+{
+    meeting *m = c->impl;
+    if (c->rank == 0)
+        m->slot[0] = data;
+    pthread_barrier_wait(&m->barrier);
+    if (c->rank != 0 && len)
+        memcpy(data, m->slot[0], len);
+    pthread_barrier_wait(&m->barrier);
+    return 0;
+}
+
+static int threads_reduce_max(comm *c, uint64_t *value)
+{
+    meeting *m = c->impl;
+    m->value[c->rank] = *value;
+    pthread_barrier_wait(&m->barrier);
+    uint64_t max = 0;
+    for (unsigned r = 0; r < c->size; r++)
+        if (m->value[r] > max)
+            max = m->value[r];
+    pthread_barrier_wait(&m->barrier);
+    *value = max;
+    return 0;
+}
+
+static const comm_ops threads_ops = {threads_gather, threads_broadcast,
+                                     threads_reduce_max};
+
+static void *rank_main(void *p)
+{
+    rank_start *s = p;
+    s->fn(&s->c, s->arg);
+    return NULL;
+}
+
+int comm_threads_run(unsigned n, comm_rank_fn fn, void *arg)
+{
+    meeting m;
+    m.slot = xcalloc(n, sizeof *m.slot);
+    m.len = xcalloc(n, sizeof *m.len);
+    m.value = xcalloc(n, sizeof *m.value);
+    rank_start *start = xcalloc(n, sizeof *start);
+    pthread_t *thread = xcalloc(n, sizeof *thread);
+    pthread_barrier_init(&m.barrier, NULL, n);
+    for (unsigned r = 0; r < n; r++)
+        start[r] = (rank_start){{&threads_ops, r, n, &m}, fn, arg};
+    /* a thread that cannot start is memory that ran out (EAGAIN): the
+     * ones started would wait at the barrier for ever */
+    for (unsigned r = 1; r < n; r++)
+        if (pthread_create(&thread[r], NULL, rank_main, &start[r]))
+            alloc_fail(0, "a thread acting as a rank");
+    fn(&start[0].c, arg);
+    for (unsigned r = 1; r < n; r++)
+        pthread_join(thread[r], NULL);
+    pthread_barrier_destroy(&m.barrier);
+    free(thread);
+    free(start);
+    free(m.slot);
+    free(m.len);
+    free(m.value);
+    return 0;
+}
+
+void comm_parts_free(comm_parts *p)
+{
+    for (unsigned r = 0; r < p->n; r++)
+        free(p->data[r]);
+    free(p->data);
+    free(p->len);
+    memset(p, 0, sizeof *p);
+}
