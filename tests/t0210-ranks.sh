@@ -92,6 +92,22 @@ else
     [ -d "$SHARED" ] && set -- "$@" "$SHARED/zookeeper/zktrace_full.log"
     compare "mpirun: Z3 alone, exit 2" --mpirun "$MPIRUN" --ranks= --np=2,3,4 --formats=json \
         --batch-chains=1 --no-variants --mode=--solver=z3 "$@"
+    # what one rank cannot do alone is exit 2 with one message, and no
+    # rank waits for ever: standard input (rank 0's alone), ranks that
+    # read different traces, a file only one rank cannot read
+    $MPIRUN -np 2 bin/spider-mpi - <benchmarks/mvrace/property-cache.log >/dev/null 2>"$TMP/err"
+    [ $? -eq 2 ] && [ "$(grep -c '^spider: mpirun gives standard input to rank 0 alone' "$TMP/err")" -eq 1 ] \
+        && ok || { not_ok "mpirun with standard input: exit 2, one message"; cat "$TMP/err"; }
+    # shellcheck disable=SC2016 # the rank is the child's to expand
+    $MPIRUN -np 2 sh -c '[ "$OMPI_COMM_WORLD_RANK" = 0 ] && exec bin/spider-mpi benchmarks/taxdc/m5009/;
+                         exec bin/spider-mpi benchmarks/taxdc/m3274/' >/dev/null 2>"$TMP/err"
+    [ $? -eq 2 ] && grep -q '^spider: the ranks of the job read different traces' "$TMP/err" \
+        && ok || { not_ok "mpirun, ranks on different traces: exit 2"; cat "$TMP/err"; }
+    # shellcheck disable=SC2016
+    $MPIRUN -np 3 sh -c '[ "$OMPI_COMM_WORLD_RANK" = 2 ] && exec bin/spider-mpi /nonexistent.log;
+                         exec bin/spider-mpi benchmarks/taxdc/m5009/' >/dev/null 2>"$TMP/err"
+    [ $? -eq 2 ] && [ "$(grep -c '^spider: rank 2: /nonexistent.log: cannot open' "$TMP/err")" -eq 1 ] \
+        && ok || { not_ok "mpirun, one rank cannot read a file: exit 2 naming it once"; cat "$TMP/err"; }
     compare "mpirun -np 1..4 on the Cyclon run" --mpirun "$MPIRUN" --ranks= --all-ranks \
         --formats=json --batch-chains=0 --no-variants --mode=--atomicity "$TMP/cyclon"
 fi

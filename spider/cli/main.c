@@ -196,14 +196,50 @@ static void tune_malloc(void)
     mallopt(M_TRIM_THRESHOLD, 256 << 20);
 }
 
-/* Of an MPI job: whether any rank failed before the analysis (failed on
- * this one), so that none waits for the others' shares for ever.  Every
- * rank asks once: before analysing, or at the end when it never got
- * there.  A collective failure counts as a failure. */
-static int ranks_failed(comm *world, int failed)
+/* What a rank is about to analyse, in a few numbers: the ranks of a job
+ * must have read the same trace, or their shares would not fit together
+ * (a file that differs from machine to machine). */
+static uint64_t fingerprint(const trace *t, const hb_model *m)
 {
-    uint64_t any = (uint64_t)failed;
-    return comm_reduce_max(world, &any) != 0 || any != 0;
+    uint64_t v[] = {t->n_events, t->n_threads, t->n_nodes, t->n_files,
+                    m->n_kept, m->n_edges, hb_model_size(m)};
+    uint64_t h = 1469598103934665603ull; /* FNV-1a over the numbers */
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+        h = (h ^ v[i]) * 1099511628211ull;
+    return h;
+}
+
+/* Of an MPI job: 0 when every rank is ready to analyse the same trace
+ * (print, the fingerprint of its own), else 1 when a rank failed before
+ * (failed on this one: *root_failed says whether rank 0 did), 2 when
+ * the ranks read different traces, so that none waits for the others'
+ * shares for ever.  Every rank asks once: before analysing, or at the
+ * end when it never got there.  A collective failure counts as a
+ * failure. */
+static int ranks_ready(comm *world, int failed, uint64_t print,
+                       int *root_failed)
+{
+    uint64_t any = (uint64_t)failed, most = print, least = ~print;
+    int root = failed;
+    *root_failed = 1;
+    if (comm_reduce_max(world, &any) != 0 ||
+        (any && comm_broadcast(world, &root, sizeof root) != 0))
+        return 1;
+    *root_failed = root;
+    if (any)
+        return 1;
+    if (comm_reduce_max(world, &most) != 0 || comm_reduce_max(world, &least) != 0)
+        return 1;
+    return most == print && least == ~print ? 0 : 2;
+}
+
+/* Whether a path is standard input, which mpirun gives rank 0 alone. */
+static int reads_stdin(char **paths, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(paths[i], "-") == 0)
+            return 1;
+    return 0;
 }
 
 /* A rank of an MPI job but rank 0: it reports nothing (rank 0 does) and
@@ -259,6 +295,12 @@ int spider_command(int argc, char **argv, comm *world)
     }
     if (!c.helper && load_selection(&c, &sel) != 0)
         goto cleanup;
+    if (comm_size(world) > 1 && reads_stdin(argv + first, argc - first)) {
+        if (!c.helper)
+            fputs("spider: mpirun gives standard input to rank 0 alone: "
+                  "name the trace's files (every rank reads them)\n", stderr);
+        goto cleanup;
+    }
     if ((c.correlation.given || c.correlation_options_set) &&
         !c.multi_variable && !c.multi_variable_races && !c.list_correlations &&
         !c.inconsistent_updates &&
@@ -356,10 +398,15 @@ int spider_command(int argc, char **argv, comm *world)
                               .progress = progress_counts(prog),
                               .comm = world};
     agreed = 1;
-    if (world && ranks_failed(world, 0)) {
+    int root_failed;
+    int ready = world ? ranks_ready(world, 0, fingerprint(t, m), &root_failed) : 0;
+    if (ready != 0) {
         if (!c.helper)
-            fputs("spider: another rank of the job failed (its message is "
-                  "above)\n", stderr);
+            fputs(ready == 1 ? "spider: another rank of the job failed (its "
+                               "message is above or below)\n"
+                             : "spider: the ranks of the job read different "
+                               "traces: every rank must read the same files "
+                               "(a shared file system)\n", stderr);
         goto cleanup;
     }
     r = analyse(t, m, &aopts, err, sizeof err);
@@ -415,8 +462,14 @@ int spider_command(int argc, char **argv, comm *world)
 cleanup:
     progress_end(&prog);
     if (world) { /* every rank ends with rank 0's status */
-        if (!agreed)
-            ranks_failed(world, status == EXIT_BAD_INPUT);
+        int root_failed = 1;
+        if (!agreed && ranks_ready(world, status == EXIT_BAD_INPUT, 0,
+                                   &root_failed) &&
+            !root_failed && c.helper && err[0]) { /* rank 0 says nothing */
+            fprintf(stderr, "spider: rank %u: ", comm_rank(world));
+            text_put(stderr, err);
+            fputc('\n', stderr);
+        }
         int root_status = status;
         if (comm_broadcast(world, &root_status, sizeof root_status) == 0)
             status = root_status;
