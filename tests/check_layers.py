@@ -92,6 +92,12 @@ def include_uses(files, units):
     return uses
 
 
+# Sources only a build with MPI compiles (make MPI=1, bin/spider-mpi): a
+# build without it has no object of them, and their #include lines are
+# then all that is checked.
+WITH_MPI = ["util/comm_mpi.c", "spider/cli/spider_mpi.c"]
+
+
 def stale_objects(obj_dir, files):
     """The sources whose object is missing or older: their calls would go
     unseen."""
@@ -99,6 +105,8 @@ def stale_objects(obj_dir, files):
     for f in files:
         if f.endswith(".c"):
             obj = os.path.join(obj_dir, f[:-2] + ".o")
+            if f in WITH_MPI and not os.path.exists(obj):
+                continue
             if not os.path.exists(obj) or os.path.getmtime(obj) < os.path.getmtime(f):
                 out.append(f)
     return out
