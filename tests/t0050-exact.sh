@@ -11,7 +11,6 @@
 # same with --atomicity, every pattern, on 200 of the random traces.
 . tests/lib.sh
 SEEDS=${SEEDS:-$(sized 200 30)}
-[ -n "${SANITIZED:-}" ] && SEEDS=20   # the sanitized build is slower
 set -- benchmarks/taxdc/*/
 if [ -d "$SHARED" ]; then
     set -- "$@" "$SHARED"/*/*.log "$SHARED"/*/*.txt

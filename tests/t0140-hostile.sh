@@ -433,7 +433,7 @@ rm -f "$TMP/big.smt2"
 # SIGTERM anywhere in a run, in every phase of several modes: a partial
 # report within 2 s, and a progress line that moves while the whole run
 # works (tests/sigterm_scan.py)
-./bin/cyclon-trace --nodes 100 --cycles 40 --seed 3 -o "$TMP/cyc100" 2>/dev/null
+./bin/cyclon-trace --nodes 100 --cycles 20 --seed 3 -o "$TMP/cyc100" 2>/dev/null
 ./bin/gen-trace --seed 7 --nodes 4 --steps 1500 --pairs 8 --correlated=60 \
     -o "$TMP/gen1500" 2>/dev/null
 SPIDER="$SPIDER" python3 tests/sigterm_scan.py "$TMP/cyc100" "" --handlers=floating \

@@ -124,8 +124,10 @@ PY
 expect_status 2 $SPIDER -f sarif --source-root="$TMP/no-such-dir" $CI/after
 grep -q "spider: --source-root: $TMP/no-such-dir is not a directory" "$TMP/err" && ok || not_ok "bad --source-root named"
 
-# the SARIF Multitool's validator: zero errors on every file
-if [ -x "$MULTITOOL" ]; then
+# the SARIF Multitool's validator: zero errors on every file (in the
+# release pass: the sanitized build writes the same bytes, and the
+# validator is a .NET program's time, not spider's)
+if [ -x "$MULTITOOL" ] && [ -z "${SANITIZED:-}" ]; then
     rm -f "$TMP/validation.sarif"
     $MULTITOOL validate "$TMP"/sarif/*.sarif "$TMP/extra/interrupted.sarif" -o "$TMP/validation.sarif" \
         >"$TMP/validate.log" 2>&1

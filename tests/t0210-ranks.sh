@@ -75,10 +75,18 @@ fi
     --mode= --mode="--atomicity --multi-variable --multi-variable-races" --mode=--all-instances \
     "$TMP/cyclon"
 
+# a stop while ranks (threads) generate, in every phase: the partial
+# report within 2 s of the process's own time (tests/sigterm_scan.py)
+SPIDER="$SPIDER" python3 tests/sigterm_scan.py "$TMP/cyclon" "--ranks=3 --batch-chains=1" \
+    "--ranks=2 --atomicity --multi-variable" && ok || not_ok "SIGTERM in a run split over threads"
+
 # bin/spider-mpi under mpirun, N = 1..4 in turn (oversubscribed): a
 # sample, since each run starts MPI (on one machine, over shared memory:
-# without the two --mca it probes networks for a third of a second)
+# without the first two --mca it probes networks for a third of a
+# second; without the third, a job whose status is not 0 waits a second
+# before it is killed)
 MPIRUN="mpirun --allow-run-as-root --oversubscribe --mca btl self,vader --mca pml ob1"
+MPIRUN="$MPIRUN --mca odls_base_sigkill_timeout 0"
 if [ -n "${SANITIZED:-}" ] || [ -n "${VALGRIND:-}" ]; then
     echo "note: bin/spider-mpi is compared in the release pass only"
 elif ! command -v mpirun >/dev/null || [ ! -x bin/spider-mpi ]; then
@@ -109,6 +117,29 @@ else
                          exec bin/spider-mpi benchmarks/taxdc/m5009/' >/dev/null 2>"$TMP/err"
     [ $? -eq 2 ] && [ "$(grep -c '^spider: rank 2: /nonexistent.log: cannot open' "$TMP/err")" -eq 1 ] \
         && ok || { not_ok "mpirun, one rank cannot read a file: exit 2 naming it once"; cat "$TMP/err"; }
+    $MPIRUN -np 2 bin/spider-mpi --ranks=2 benchmarks/mvrace/property-cache.log >/dev/null 2>"$TMP/err"
+    [ $? -eq 2 ] && [ "$(grep -c '^spider: --ranks is bin/spider' "$TMP/err")" -eq 1 ] \
+        && ok || { not_ok "bin/spider-mpi --ranks: exit 2, one message"; cat "$TMP/err"; }
+    # a stop: SIGUSR1 to mpirun, which forwards it (on SIGTERM mpirun
+    # kills the job, the report with it), gives the partial report and
+    # exit 3.  Here Z3 is deciding what the shortcuts left, which it
+    # cannot within minutes; the signal goes once rank 0's progress line
+    # shows that the ranks run (its handler is set before it loads).
+    ./bin/gen-trace --shape=locks --seed 5 --events 10000 -o "$TMP/l10k" 2>/dev/null
+    python3 - "$MPIRUN" "$TMP/l10k" <<'PY' && ok || not_ok "SIGUSR1 to mpirun: a partial report, exit 3"
+import json, os, signal, subprocess, sys, time
+p = subprocess.Popen(sys.argv[1].split() + ["-np", "3", "bin/spider-mpi", "--no-timings",
+                     "--progress=always", "-f", "json", "--atomicity", sys.argv[2]],
+                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+os.read(p.stderr.fileno(), 1)     # rank 0's progress line has begun
+time.sleep(1)
+p.send_signal(signal.SIGUSR1)
+out, _ = p.communicate(timeout=600)
+report = json.loads(out)
+print("SIGUSR1 to mpirun: exit %d, partial %s, %d undecided"
+      % (p.returncode, report["summary"]["partial"], report["summary"]["undecided"]))
+sys.exit(0 if p.returncode == 3 and report["summary"]["partial"] else 1)
+PY
     compare "mpirun -np 1..4 on the Cyclon run" --mpirun "$MPIRUN" --ranks= --all-ranks \
         --formats=json --batch-chains=0 --no-variants --mode=--atomicity "$TMP/cyclon"
 fi

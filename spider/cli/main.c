@@ -47,8 +47,10 @@ static void on_stop_signal(int sig)
 }
 
 /* The first SIGINT/SIGTERM stops the solver and prints what was decided;
- * a second one, a second or more later, ends the process at once. */
-static void catch_stop_signals(int flags)
+ * a second one, a second or more later, ends the process at once.  In an
+ * MPI job SIGUSR1 does the same: Open MPI's mpirun forwards it to every
+ * rank, while on SIGTERM it kills the job (and the report with it). */
+static void catch_stop_signals(int flags, const comm *world)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -57,6 +59,8 @@ static void catch_stop_signals(int flags)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    if (world)
+        sigaction(SIGUSR1, &sa, NULL);
 }
 
 /* --emit-smt2=FILE.  Returns 0; 1 when stopped (FILE is left
@@ -209,28 +213,38 @@ static uint64_t fingerprint(const trace *t, const hb_model *m)
     return h;
 }
 
-/* Of an MPI job: 0 when every rank is ready to analyse the same trace
- * (print, the fingerprint of its own), else 1 when a rank failed before
- * (failed on this one: *root_failed says whether rank 0 did), 2 when
- * the ranks read different traces, so that none waits for the others'
- * shares for ever.  Every rank asks once: before analysing, or at the
- * end when it never got there.  A collective failure counts as a
+/* Of an MPI job: whether every rank is ready to analyse the same trace
+ * (print, the fingerprint of its own), so that none waits for the
+ * others' shares for ever.  Every rank asks once: before analysing, or
+ * at the end when it never got there.  A collective failure counts as a
  * failure. */
-static int ranks_ready(comm *world, int failed, uint64_t print,
-                       int *root_failed)
+typedef enum { RANKS_READY, RANKS_FAILED, RANKS_DIFFER, RANKS_STOPPED } ranks_state;
+
+/* RANKS_FAILED when a rank failed before (failed on this one;
+ * *root_failed says whether rank 0 did), RANKS_STOPPED when a signal
+ * stopped one (ranks stopped while loading hold different parts of the
+ * trace: rank 0 then analyses alone, as one process would), RANKS_DIFFER
+ * when the ranks read different traces. */
+static ranks_state ranks_ready(comm *world, int failed, int stopped,
+                               uint64_t print, int *root_failed)
 {
-    uint64_t any = (uint64_t)failed, most = print, least = ~print;
+    uint64_t any = (uint64_t)failed, stop = (uint64_t)stopped;
+    uint64_t most = print, least = ~print;
     int root = failed;
     *root_failed = 1;
     if (comm_reduce_max(world, &any) != 0 ||
         (any && comm_broadcast(world, &root, sizeof root) != 0))
-        return 1;
+        return RANKS_FAILED;
     *root_failed = root;
     if (any)
-        return 1;
+        return RANKS_FAILED;
+    if (comm_reduce_max(world, &stop) != 0)
+        return RANKS_FAILED;
+    if (stop)
+        return RANKS_STOPPED;
     if (comm_reduce_max(world, &most) != 0 || comm_reduce_max(world, &least) != 0)
-        return 1;
-    return most == print && least == ~print ? 0 : 2;
+        return RANKS_FAILED;
+    return most == print && least == ~print ? RANKS_READY : RANKS_DIFFER;
 }
 
 /* Whether a path is standard input, which mpirun gives rank 0 alone. */
@@ -274,12 +288,18 @@ int spider_command(int argc, char **argv, comm *world)
     size_t n_rules = 0;
     /* from here on a stop signal ends each phase early (loading: the
      * events read so far are analysed) and the report is partial */
-    catch_stop_signals(0);
+    catch_stop_signals(0, world);
 
     int first, parsed = cli_parse(&c, argc, argv, &first);
     if (parsed >= 0) /* the same on every rank: none waits */
         return parsed;
-    int agreed = 0; /* ranks_failed() asked */
+    int agreed = 0; /* ranks_ready() asked */
+    if (world && c.ranks > 1) { /* the same on every rank: none waits */
+        if (comm_rank(world) == 0)
+            fputs("spider: --ranks is bin/spider's: the ranks of "
+                  "bin/spider-mpi are mpirun's (-np)\n", stderr);
+        return EXIT_BAD_INPUT;
+    }
     if (comm_rank(world) != 0)
         become_helper(&c);
     if (world && c.color_auto) /* mpirun gives each rank a terminal */
@@ -399,20 +419,28 @@ int spider_command(int argc, char **argv, comm *world)
                               .comm = world};
     agreed = 1;
     int root_failed;
-    int ready = world ? ranks_ready(world, 0, fingerprint(t, m), &root_failed) : 0;
-    if (ready != 0) {
+    ranks_state ready = world ? ranks_ready(world, 0, stop_requested,
+                                            fingerprint(t, m), &root_failed)
+                              : RANKS_READY;
+    if (ready == RANKS_STOPPED) { /* rank 0 reports what it has */
+        aopts.comm = NULL;
+        status = EXIT_NO_RACE;
+        if (c.helper)
+            goto cleanup;
+    } else if (ready != RANKS_READY) {
         if (!c.helper)
-            fputs(ready == 1 ? "spider: another rank of the job failed (its "
-                               "message is above or below)\n"
-                             : "spider: the ranks of the job read different "
-                               "traces: every rank must read the same files "
-                               "(a shared file system)\n", stderr);
+            fputs(ready == RANKS_FAILED
+                      ? "spider: another rank of the job failed (its "
+                        "message is above or below)\n"
+                      : "spider: the ranks of the job read different "
+                        "traces: every rank must read the same files "
+                        "(a shared file system)\n", stderr);
         goto cleanup;
     }
     r = analyse(t, m, &aopts, err, sizeof err);
     /* the analysis is over: a signal now must not cut a write of the
      * report short (EINTR made it a write error, exit 2) */
-    catch_stop_signals(SA_RESTART);
+    catch_stop_signals(SA_RESTART, world);
     progress_end(&prog); /* the report starts on a clean line */
     if (!r) {
         print_error(&c, err);
@@ -463,8 +491,8 @@ cleanup:
     progress_end(&prog);
     if (world) { /* every rank ends with rank 0's status */
         int root_failed = 1;
-        if (!agreed && ranks_ready(world, status == EXIT_BAD_INPUT, 0,
-                                   &root_failed) &&
+        if (!agreed && ranks_ready(world, status == EXIT_BAD_INPUT,
+                                   stop_requested, 0, &root_failed) &&
             !root_failed && c.helper && err[0]) { /* rank 0 says nothing */
             fprintf(stderr, "spider: rank %u: ", comm_rank(world));
             text_put(stderr, err);
