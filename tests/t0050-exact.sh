@@ -11,6 +11,8 @@
 # same with --atomicity, every pattern, on 200 of the random traces.
 . tests/lib.sh
 SEEDS=${SEEDS:-$(sized 200 30)}
+# under the sanitizers 24: the fewest whose coverage still passes 20
+[ -n "${SANITIZED:-}" ] && SEEDS=24
 set -- benchmarks/taxdc/*/
 if [ -d "$SHARED" ]; then
     set -- "$@" "$SHARED"/*/*.log "$SHARED"/*/*.txt

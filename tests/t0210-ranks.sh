@@ -16,7 +16,8 @@ SEEDS=$(sized 100 12)
 started=$(date +%s)
 full=${RANKS_FULL:+--formats=json,text,sarif --batch-chains=1,0}
 
-# the bundled, shared and fixture traces: JSON in every mode and way;
+# the bundled, shared and fixture traces: JSON in every mode and way
+# (each trace in one handler model, nested and floating in turn);
 # text and SARIF by default and with the atomicity kinds, each trace in
 # one handler model, in turn (not under the sanitizers)
 set -- benchmarks/taxdc/*/ benchmarks/atomicity/*/ benchmarks/multivar/*/ \
@@ -34,7 +35,13 @@ compare() { # NAME ARGS...: tests/ranks_compare.py ARGS, a check named NAME
     echo "$name: $(tail -n 1 "$TMP/out") ($(($(date +%s) - started)) s)"; started=$(date +%s)
 }
 # shellcheck disable=SC2086 # $full is words
-compare "bundled, shared and fixture traces, JSON" --formats=json --batch-chains=1 $full "$@"
+if [ -n "$full" ]; then
+    compare "bundled, shared and fixture traces, JSON" $full "$@"
+else
+    compare "bundled, shared and fixture traces, JSON" --formats=json --batch-chains=1 \
+        --alternate --mode= --mode="--atomicity --multi-variable --multi-variable-races" \
+        --mode=--all-instances --mode=--solver=z3 "$@"
+fi
 [ -z "$full" ] && [ -z "${SANITIZED:-}" ] && compare "the same, text and SARIF" \
     --formats=text,sarif --batch-chains=1 --no-variants --alternate \
     --mode= --mode="--atomicity --multi-variable --multi-variable-races" "$@"
