@@ -28,6 +28,7 @@ if [ -d "$SHARED" ]; then
 else
     echo "note: $SHARED is absent, its traces are not compared"
 fi
+BUNDLED="$*"
 compare() { # NAME ARGS...: tests/ranks_compare.py ARGS, a check named NAME
     name=$1; shift
     python3 tests/ranks_compare.py --spider "$SPIDER" "$@" >"$TMP/out" 2>&1 \
@@ -103,6 +104,15 @@ else
         --batch-chains=1 --no-variants --alternate --mode= \
         --mode="--atomicity --multi-variable --multi-variable-races" \
         benchmarks/taxdc/m5009/ benchmarks/mvrace/*.log "$TMP/g3" "$TMP/k1"
+    if [ -n "$full" ]; then # every trace, JSON, every mode
+        # shellcheck disable=SC2086,SC2046
+        compare "mpirun, the bundled traces in every way" --mpirun "$MPIRUN" --ranks= \
+            --formats=json --batch-chains=1 $BUNDLED
+        # shellcheck disable=SC2046
+        compare "mpirun, the random and lock-heavy traces" --mpirun "$MPIRUN" --ranks= \
+            --formats=json --batch-chains=1 --no-variants \
+            $(find "$TMP" -maxdepth 1 -name 'g[0-9]*' -type d | sort -V) $(find "$TMP" -maxdepth 1 -name 'k[0-9]*' | sort -V)
+    fi
     # Z3 on every candidate; an inconsistent trace and a bad file (exit 2)
     set -- "$TMP/g3" tests/prune/open-lock-inconsistent.log
     [ -d "$SHARED" ] && set -- "$@" "$SHARED/zookeeper/zktrace_full.log"
