@@ -53,6 +53,16 @@ def analyse(events, handlers="nested", atomicity=False, patterns=None, region="a
         queries.append(q)
         return len(queries) - 1
 
+    def between(p, r, c):
+        """The queries of r between p and c and r outside them, or None
+        when the unconditional order already decides one of them UNSAT."""
+        if m.before(r, p) or m.before(c, r):
+            return None
+        if m.before(p, r) and m.before(r, c):
+            return None
+        return (ask("(and (< %s %s) (< %s %s))" % (v(p), v(r), v(r), v(c))),
+                ask("(or (< %s %s) (< %s %s))" % (v(r), v(p), v(c), v(r))))
+
     # data races
     acc = {}
     for e in tr.events:
@@ -106,13 +116,9 @@ def analyse(events, handlers="nested", atomicity=False, patterns=None, region="a
                         pat = p.type + r.type + c.type
                         if pat not in pats:
                             continue
-                        if m.before(r, p) or m.before(c, r):
-                            continue
-                        if m.before(p, r) and m.before(r, c):
-                            continue
-                        q1 = ask("(and (< %s %s) (< %s %s))" % (v(p), v(r), v(r), v(c)))
-                        q2 = ask("(or (< %s %s) (< %s %s))" % (v(r), v(p), v(c), v(r)))
-                        cands.append(("atomicity", (p, r, c, pat), (q1, q2)))
+                        qs = between(p, r, c)
+                        if qs:
+                            cands.append(("atomicity", (p, r, c, pat), qs))
     # multi-variable atomicity violations
     pairs = []
     if multi_variable or mv_races:
@@ -127,15 +133,11 @@ def analyse(events, handlers="nested", atomicity=False, patterns=None, region="a
                     for r in acc.get(local.var, []):
                         if r.thread == th or (r.type == "R" and local.type == "R"):
                             continue
-                        if m.before(r, p) or m.before(c, r):
-                            continue
-                        if m.before(p, r) and m.before(r, c):
-                            continue
-                        q1 = ask("(and (< %s %s) (< %s %s))" % (v(p), v(r), v(r), v(c)))
-                        q2 = ask("(or (< %s %s) (< %s %s))" % (v(r), v(p), v(c), v(r)))
-                        pat = "%sx..%sy / %s%s" % (p.type, c.type, r.type,
-                                                   "x" if local is p else "y")
-                        cands.append(("mvrace", (p, r, c, pat), (q1, q2)))
+                        qs = between(p, r, c)
+                        if qs:
+                            pat = "%sx..%sy / %s%s" % (p.type, c.type, r.type,
+                                                       "x" if local is p else "y")
+                            cands.append(("mvrace", (p, r, c, pat), qs))
     if multi_variable:
         by_thread = {}   # (thread, (node, var)) -> accesses in program order
         for e in tr.events:

@@ -110,12 +110,3 @@ int comm_threads_run(unsigned n, comm_rank_fn fn, void *arg)
     free(m.value);
     return 0;
 }
-
-void comm_parts_free(comm_parts *p)
-{
-    for (unsigned r = 0; r < p->n; r++)
-        free(p->data[r]);
-    free(p->data);
-    free(p->len);
-    memset(p, 0, sizeof *p);
-}

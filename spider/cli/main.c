@@ -424,9 +424,10 @@ int spider_command(int argc, char **argv, comm *world)
                               : RANKS_READY;
     if (ready == RANKS_STOPPED) { /* rank 0 reports what it has */
         aopts.comm = NULL;
-        status = EXIT_NO_RACE;
-        if (c.helper)
+        if (c.helper) {
+            status = EXIT_NO_RACE;
             goto cleanup;
+        }
     } else if (ready != RANKS_READY) {
         if (!c.helper)
             fputs(ready == RANKS_FAILED

@@ -218,9 +218,12 @@ static int generate_all(engine_run *run, comm *c)
     const report_summary *s = &run->r->summary;
     int batched = 0;
     for (int k = 0; k < RACE_KINDS; k++) {
-        if (s->enabled[k] && run->g->analyses[k]->generate)
-            run->g->analyses[k]->generate(run);
-        batched |= s->enabled[k] && run->g->analyses[k]->generate_batch;
+        const analysis *a = run->g->analyses[k];
+        /* a rank but 0 needs only what generate_batch starts from: a
+         * kind's groups are its own, so no other kind's bear on it */
+        if (s->enabled[k] && a->generate && (comm_rank(c) == 0 || a->generate_batch))
+            a->generate(run);
+        batched |= s->enabled[k] && a->generate_batch;
     }
     if (!batched || !engine_order(run))
         return 0;
