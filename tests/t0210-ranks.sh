@@ -83,6 +83,12 @@ fi
     --mode= --mode="--atomicity --multi-variable --multi-variable-races" --mode=--all-instances \
     "$TMP/cyclon"
 
+# a real trace: ZooKeeper under the Java agent (40,548 events, three
+# nodes, open locks); not --solver=z3 nor --multi-variable (minutes)
+mkdir -p "$TMP/zk" && tar xJf tests/fixtures/zookeeper-ops1.tar.xz -C "$TMP/zk"
+compare "the agent's ZooKeeper trace" --formats=json,text --batch-chains=1,0 --alternate \
+    --mode= --mode=--atomicity --mode=--all-instances "$TMP/zk/zookeeper"
+
 # a stop while ranks (threads) generate, in every phase: the partial
 # report within 2 s of the process's own time (tests/sigterm_scan.py)
 SPIDER="$SPIDER" python3 tests/sigterm_scan.py "$TMP/cyclon" "--ranks=3 --batch-chains=1" \
@@ -104,6 +110,8 @@ else
         --batch-chains=1 --no-variants --alternate --mode= \
         --mode="--atomicity --multi-variable --multi-variable-races" \
         benchmarks/taxdc/m5009/ benchmarks/mvrace/*.log "$TMP/g3" "$TMP/k1"
+    compare "mpirun -np 1..4 on the agent's ZooKeeper trace" --mpirun "$MPIRUN" --ranks= \
+        --all-ranks --formats=json --batch-chains=1 --no-variants --mode=--atomicity "$TMP/zk/zookeeper"
     if [ -n "$full" ]; then # every trace, JSON, every mode
         # shellcheck disable=SC2086,SC2046
         compare "mpirun, the bundled traces in every way" --mpirun "$MPIRUN" --ranks= \
