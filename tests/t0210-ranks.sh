@@ -89,6 +89,40 @@ mkdir -p "$TMP/zk" && tar xJf tests/fixtures/zookeeper-ops1.tar.xz -C "$TMP/zk"
 compare "the agent's ZooKeeper trace" --formats=json,text --batch-chains=1,0 --alternate \
     --mode= --mode=--atomicity --mode=--all-instances "$TMP/zk/zookeeper"
 
+# loading: each rank reads the files dealt to it (by size) and sends
+# their events to every rank, so that the trace, the warnings and the
+# errors are one process's, in its order: a directory whose files a
+# helper rank owns, one cut off (a warning) and one with a bad event
+# (--lenient: a warning, else exit 2); an entry that is no file; a file
+# named twice; a path that cannot be read after the files.  Standard
+# error too is compared (under mpirun: what comes before its banner).
+mkdir -p "$TMP/load/dir/sub"
+./bin/gen-trace --seed 3105 --nodes 3 --steps 80 -o "$TMP/load/dir" 2>/dev/null
+printf '{"thread":"main@10.0.0.9","type":"R","variable":"x","loc":"cut' >>"$TMP/load/dir/node1.log"
+printf '{"thread":"t1@10.0.0.8","type":"NOPE","timestamp":7}\n' >>"$TMP/load/dir/node2.log"
+ln -sf /nonexistent "$TMP/load/dir/dangling.log"
+load_same() { # NAME ARGS...: --ranks=2,3 (and mpirun -np 2,3) as one process
+    name=$1; shift
+    "$SPIDER" --no-timings -f json "$@" >"$TMP/load/want.out" 2>"$TMP/load/want.err"
+    want=$?
+    for r in 2 3; do
+        "$SPIDER" --no-timings -f json --ranks=$r "$@" >"$TMP/load/got.out" 2>"$TMP/load/got.err"
+        got=$?
+        [ $got -eq $want ] && cmp -s "$TMP/load/want.out" "$TMP/load/got.out" &&
+            cmp -s "$TMP/load/want.err" "$TMP/load/got.err" && ok ||
+            { not_ok "loading, $name, --ranks=$r: status $got for $want, or output"; \
+              diff "$TMP/load/want.err" "$TMP/load/got.err" | head -5; }
+        [ -n "$LOAD_MPIRUN" ] || continue
+        $LOAD_MPIRUN -np $r bin/spider-mpi --no-timings -f json "$@" >"$TMP/load/got.out" 2>"$TMP/load/got.err"
+        got=$?
+        head -c "$(wc -c <"$TMP/load/want.err")" "$TMP/load/got.err" >"$TMP/load/got.head"
+        [ $got -eq $want ] && cmp -s "$TMP/load/want.out" "$TMP/load/got.out" &&
+            cmp -s "$TMP/load/want.err" "$TMP/load/got.head" && ok ||
+            { not_ok "loading, $name, mpirun -np $r: status $got for $want, or output"; \
+              diff "$TMP/load/want.err" "$TMP/load/got.head" | head -5; }
+    done
+}
+
 # a stop while ranks (threads) generate, in every phase: the partial
 # report within 2 s of the process's own time (tests/sigterm_scan.py)
 SPIDER="$SPIDER" python3 tests/sigterm_scan.py "$TMP/cyclon" "--ranks=3 --batch-chains=1" \
@@ -101,6 +135,13 @@ SPIDER="$SPIDER" python3 tests/sigterm_scan.py "$TMP/cyclon" "--ranks=3 --batch-
 # before it is killed)
 MPIRUN="mpirun --allow-run-as-root --oversubscribe --mca btl self,vader --mca pml ob1"
 MPIRUN="$MPIRUN --mca odls_base_sigkill_timeout 0"
+LOAD_MPIRUN=$MPIRUN
+{ [ -n "${SANITIZED:-}" ] || [ -n "${VALGRIND:-}" ] || ! command -v mpirun >/dev/null ||
+  [ ! -x bin/spider-mpi ]; } && LOAD_MPIRUN=
+load_same "--lenient" --lenient "$TMP/load/dir"
+load_same "a bad event" "$TMP/load/dir"
+load_same "a file twice, then a path that is none" --lenient \
+    "$TMP/load/dir/node3.log" "$TMP/load/dir" "$TMP/load/dir/node3.log" "$TMP/load/none.log"
 if [ -n "${SANITIZED:-}" ] || [ -n "${VALGRIND:-}" ]; then
     echo "note: bin/spider-mpi is compared in the release pass only"
 elif ! command -v mpirun >/dev/null || [ ! -x bin/spider-mpi ]; then

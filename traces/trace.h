@@ -23,6 +23,8 @@
 
 #define TRACE_OK 0
 #define TRACE_ERR (-1)
+/* trace_load_ranks(): another rank failed (it says why) */
+#define TRACE_ERR_ELSEWHERE (-2)
 
 /* Id of an interned string; STR_NONE stands for "absent". */
 typedef uint32_t str_id;
@@ -188,7 +190,21 @@ int trace_load(const char *const *paths, size_t n_paths,
                const trace_options *opts, trace **out,
                char *err, size_t err_len);
 
-/* Same, from one in-memory buffer named `name` (used by tests and fuzzing). */
+/* trace_load() over the ranks of c (util/comm.h), called by every rank
+ * alike: each rank reads the files dealt to it (by size) and every file's
+ * events go to every rank in order, so that each rank's trace, warnings
+ * (opts->warnings of each) and errors are those of trace_load() (progress
+ * counts the bytes of every file).  With root_only, rank 0 alone merges
+ * them (ranks that are threads of one process share its trace) and the
+ * others get NULL.  The ranks' paths must name the same files: when they
+ * do not, every rank fails with a message, the one whose own path cannot
+ * be read with that, the others with TRACE_ERR_ELSEWHERE. */
+struct comm;
+int trace_load_ranks(const char *const *paths, size_t n_paths,
+                     const trace_options *opts, struct comm *c, int root_only,
+                     trace **out, char *err, size_t err_len);
+
+/* Same as trace_load(), from one in-memory buffer named `name` (used by tests and fuzzing). */
 int trace_load_buffer(const char *name, const char *data, size_t len,
                       const trace_options *opts, trace **out,
                       char *err, size_t err_len);

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Grows arr (of cap elements) to hold at least need: ALLOC_GROW. */
 #define ENSURE(arr, cap, need) ALLOC_GROW(arr, need, cap)
@@ -43,5 +44,74 @@ void trace_warn(trace *t, const trace_options *opts, const char *fmt, ...)
 /* Derives program order, handlers, matches, sections and waits once all
  * events are read. */
 void trace_derive(trace *t, const trace_options *opts);
+
+/* ---- the loader's steps (trace_load.c), shared with the split loader
+ * (trace_ranks.c) ---- */
+
+/* A load in progress: the trace being merged into, and the files read. */
+typedef struct load_state {
+    trace *t;
+    const trace_options *opts;
+    uint32_t files_cap, events_cap;
+    char *err;
+    size_t err_len;
+    struct stat *seen;      /* files read so far, by device and inode */
+    uint32_t n_seen, seen_cap;
+} load_state;
+
+/* Whether the file (dev, ino) was read already; remembers it if not. */
+int seen_before(load_state *ls, const struct stat *st);
+/* Counts and says that path is not read again (TRACE_OK). */
+int skip_read_already(load_state *ls, const char *path);
+/* How many of paths[i..n) are regular files, one after another. */
+size_t regular_files_from(const char *const *paths, size_t i, size_t n);
+/* The regular files of directory `path` in byte-wise name order, into
+ * *names (the caller frees each and the array); skipped(arg, what) hears
+ * each entry that is no regular file nor directory.  TRACE_ERR with a
+ * message when it cannot be read or holds no trace file. */
+int list_directory(const char *path, char ***names, uint32_t *n,
+                   void (*skipped)(void *arg, const char *what), void *arg,
+                   char *err, size_t err_len);
+/* Frees ls->seen; on TRACE_OK derives the trace into *out (an empty one
+ * not stopped is an error), else frees it.  Returns rc or TRACE_ERR. */
+int load_finish(load_state *ls, int rc, trace **out);
+
+/* One file read into a trace of its own (a part), on a loader thread. */
+typedef struct file_job {
+    const char *path;
+    int skip;                /* the same file as one before it */
+    int done, rc;
+    trace *part;
+    char *err;               /* as large as the caller's buffer */
+    char *warnings;          /* as printed, or NULL */
+    size_t warnings_len;
+} file_job;
+
+/* Merges a job that is done into ls->t, its warnings printed: 0, or
+ * TRACE_ERR with its message in ls->err. */
+int merge_job(load_state *ls, file_job *job);
+/* Frees a job's part and warnings. */
+void free_job(file_job *job);
+
+/* Loader threads reading files ahead of the merge, at most LOAD_AHEAD
+ * files ahead of it. */
+enum { LOAD_AHEAD = 4 };
+typedef struct file_pool file_pool;
+/* How many loader threads to start (opts->jobs, the cores, the address
+ * space limit). */
+unsigned loader_threads(const trace_options *opts);
+/* Reads paths[0..n) (skip[i]: not read; skip may be NULL) on up to
+ * `workers` threads; with fewer than one thread started, each file is
+ * read when waited for. */
+file_pool *file_pool_start(const trace_options *opts, char *const *paths,
+                           const int *skip, size_t n, size_t err_len,
+                           unsigned workers);
+/* Job i, once read. */
+file_job *file_pool_wait(file_pool *fp, size_t i);
+/* Job i is merged: frees it and lets the threads read on (quit: they
+ * stop, the rest is not needed). */
+void file_pool_merged(file_pool *fp, size_t i, int quit);
+/* Stops the threads and frees the pool and the jobs left. */
+void file_pool_end(file_pool *fp);
 
 #endif

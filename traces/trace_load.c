@@ -205,15 +205,6 @@ static uint32_t add_file(trace *t, const char *name, uint32_t *cap)
     return t->n_files++;
 }
 
-typedef struct load_state {
-    trace *t;
-    const trace_options *opts;
-    uint32_t files_cap, events_cap;
-    char *err;
-    size_t err_len;
-    struct stat *seen;      /* files read so far, by device and inode */
-    uint32_t n_seen, seen_cap;
-} load_state;
 
 /* Reads the events of r's text (its window set up) as file `name`. */
 static int load_text(load_state *ls, const char *name, reader *r)
@@ -262,8 +253,7 @@ static int load_stream(load_state *ls, const char *name, FILE *f)
     return rc;
 }
 
-/* Whether the file (dev, ino) was read already; remembers it if not. */
-static int seen_before(load_state *ls, const struct stat *st)
+int seen_before(load_state *ls, const struct stat *st)
 {
     for (uint32_t i = 0; i < ls->n_seen; i++)
         if (ls->seen[i].st_dev == st->st_dev && ls->seen[i].st_ino == st->st_ino)
@@ -273,8 +263,7 @@ static int seen_before(load_state *ls, const struct stat *st)
     return 0;
 }
 
-/* Counts and says that path is not read again. */
-static int skip_read_already(load_state *ls, const char *path)
+int skip_read_already(load_state *ls, const char *path)
 {
     ls->t->stats.files_skipped++;
     trace_warn(ls->t, ls->opts, "%s: this file was read already; its "
@@ -321,19 +310,9 @@ static int load_file(load_state *ls, const char *path)
  * same trace, messages and order as reading them one by one.  Workers stay
  * at most LOAD_AHEAD files ahead of the merge. */
 
-enum { LOAD_AHEAD = 4 };
 
-typedef struct file_job {
-    const char *path;
-    int skip;                /* the same file as one before it */
-    int done, rc;
-    trace *part;
-    char *err;               /* as large as the caller's buffer */
-    char *warnings;          /* as printed, or NULL */
-    size_t warnings_len;
-} file_job;
 
-typedef struct file_pool {
+struct file_pool {
     const trace_options *opts;
     size_t err_len;
     file_job *jobs;
@@ -341,13 +320,15 @@ typedef struct file_pool {
     int quit;
     pthread_mutex_t lock;
     pthread_cond_t changed;
-} file_pool;
+    pthread_t threads[LOAD_AHEAD];
+    unsigned started;
+};
 
 /* Loader threads: one per core, but one in all under a small address
  * space limit (ulimit -v): each thread's malloc arena reserves 64 MB, and
  * where that fails glibc retries it at every allocation (t0120 took
  * 20 s a run). */
-static unsigned loader_threads(const trace_options *opts)
+unsigned loader_threads(const trace_options *opts)
 {
     struct rlimit as;
     if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY &&
@@ -448,8 +429,7 @@ static int merge_part(load_state *ls, const trace *part)
     return 1;
 }
 
-/* Merges job i once it is done: 0, or TRACE_ERR with its message. */
-static int merge_job(load_state *ls, file_job *job)
+int merge_job(load_state *ls, file_job *job)
 {
     if (job->skip)
         return skip_read_already(ls, job->path);
@@ -468,12 +448,79 @@ static int merge_job(load_state *ls, file_job *job)
     return TRACE_OK;
 }
 
-static void free_job(file_job *job)
+void free_job(file_job *job)
 {
     trace_free(job->part);
     job->part = NULL;
     free(job->warnings);
     job->warnings = NULL;
+}
+
+file_pool *file_pool_start(const trace_options *opts, char *const *paths,
+                           const int *skip, size_t n, size_t err_len,
+                           unsigned workers)
+{
+    file_pool *fp = xcalloc(1, sizeof *fp);
+    *fp = (file_pool){.opts = opts, .n = n, .err_len = err_len};
+    fp->jobs = xcalloc(n ? n : 1, sizeof *fp->jobs);
+    for (size_t i = 0; i < n; i++) {
+        fp->jobs[i].path = paths[i];
+        fp->jobs[i].err = xcalloc(1, err_len);
+        fp->jobs[i].skip = skip ? skip[i] : 0;
+    }
+    pthread_mutex_init(&fp->lock, NULL);
+    pthread_cond_init(&fp->changed, NULL);
+    pthread_attr_t attr; /* small stacks: the address space may be limited */
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, (size_t)1 << 20);
+    for (unsigned i = 0; i < workers && i < LOAD_AHEAD && i < n; i++)
+        fp->started += pthread_create(&fp->threads[fp->started], &attr,
+                                      file_worker, fp) == 0;
+    pthread_attr_destroy(&attr);
+    return fp;
+}
+
+file_job *file_pool_wait(file_pool *fp, size_t i)
+{
+    if (!fp->started) { /* no thread: read it here */
+        if (!fp->jobs[i].skip)
+            load_job(fp->opts, &fp->jobs[i], fp->err_len);
+        return &fp->jobs[i];
+    }
+    pthread_mutex_lock(&fp->lock);
+    while (!fp->jobs[i].done)
+        pthread_cond_wait(&fp->changed, &fp->lock);
+    pthread_mutex_unlock(&fp->lock);
+    return &fp->jobs[i];
+}
+
+void file_pool_merged(file_pool *fp, size_t i, int quit)
+{
+    free_job(&fp->jobs[i]);
+    pthread_mutex_lock(&fp->lock);
+    fp->merged = i + 1;
+    if (quit)
+        fp->quit = 1; /* the rest is not needed */
+    pthread_cond_broadcast(&fp->changed);
+    pthread_mutex_unlock(&fp->lock);
+}
+
+void file_pool_end(file_pool *fp)
+{
+    pthread_mutex_lock(&fp->lock);
+    fp->quit = 1;
+    pthread_cond_broadcast(&fp->changed);
+    pthread_mutex_unlock(&fp->lock);
+    for (unsigned i = 0; i < fp->started; i++)
+        pthread_join(fp->threads[i], NULL);
+    for (size_t i = 0; i < fp->n; i++) { /* those left when it stopped */
+        free_job(&fp->jobs[i]);
+        free(fp->jobs[i].err);
+    }
+    pthread_mutex_destroy(&fp->lock);
+    pthread_cond_destroy(&fp->changed);
+    free(fp->jobs);
+    free(fp);
 }
 
 /* Reads the regular files paths[0..n) in order, in parallel when there
@@ -487,56 +534,20 @@ static int load_files(load_state *ls, char *const *paths, size_t n)
             rc = load_file(ls, paths[i]);
         return rc;
     }
-    file_pool fp = {.opts = ls->opts, .n = n, .err_len = ls->err_len};
-    fp.jobs = xcalloc(n, sizeof *fp.jobs);
+    int *skip = xcalloc(n, sizeof *skip);
     for (size_t i = 0; i < n; i++) { /* the same file twice: in order */
         struct stat st;
-        fp.jobs[i].path = paths[i];
-        fp.jobs[i].err = xcalloc(1, ls->err_len);
-        fp.jobs[i].skip = stat(paths[i], &st) == 0 && seen_before(ls, &st);
+        skip[i] = stat(paths[i], &st) == 0 && seen_before(ls, &st);
     }
-    pthread_mutex_init(&fp.lock, NULL);
-    pthread_cond_init(&fp.changed, NULL);
-    pthread_t threads[LOAD_AHEAD];
-    unsigned started = 0;
-    pthread_attr_t attr; /* small stacks: the address space may be limited */
-    pthread_attr_init(&attr);
-    pthread_attr_setstacksize(&attr, (size_t)1 << 20);
-    for (unsigned i = 0; i < workers && i < n; i++)
-        started += pthread_create(&threads[started], &attr, file_worker, &fp) == 0;
-    pthread_attr_destroy(&attr);
+    file_pool *fp = file_pool_start(ls->opts, paths, skip, n, ls->err_len,
+                                    workers);
+    free(skip);
     int rc = TRACE_OK;
-    for (size_t i = 0; i < n; i++) {
-        if (!started) { /* no thread: read it here */
-            if (!fp.jobs[i].skip)
-                load_job(ls->opts, &fp.jobs[i], fp.err_len);
-        } else {
-            pthread_mutex_lock(&fp.lock);
-            while (!fp.jobs[i].done)
-                pthread_cond_wait(&fp.changed, &fp.lock);
-            pthread_mutex_unlock(&fp.lock);
-        }
-        if (rc == TRACE_OK)
-            rc = merge_job(ls, &fp.jobs[i]);
-        free_job(&fp.jobs[i]);
-        pthread_mutex_lock(&fp.lock);
-        fp.merged = i + 1;
-        if (rc != TRACE_OK)
-            fp.quit = 1; /* the rest is not needed */
-        pthread_cond_broadcast(&fp.changed);
-        pthread_mutex_unlock(&fp.lock);
-        if (rc != TRACE_OK)
-            break;
+    for (size_t i = 0; i < n && rc == TRACE_OK; i++) {
+        rc = merge_job(ls, file_pool_wait(fp, i));
+        file_pool_merged(fp, i, rc != TRACE_OK);
     }
-    for (unsigned i = 0; i < started; i++)
-        pthread_join(threads[i], NULL);
-    for (size_t i = 0; i < n; i++) { /* those left when it stopped */
-        free_job(&fp.jobs[i]);
-        free(fp.jobs[i].err);
-    }
-    pthread_mutex_destroy(&fp.lock);
-    pthread_cond_destroy(&fp.changed);
-    free(fp.jobs);
+    file_pool_end(fp);
     return rc;
 }
 
@@ -545,17 +556,22 @@ static int cmp_names(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int load_directory(load_state *ls, const char *path)
+int list_directory(const char *path, char ***names_out, uint32_t *n_out,
+                   void (*skipped)(void *arg, const char *what), void *arg,
+                   char *err, size_t err_len)
 {
+    *names_out = NULL;
+    *n_out = 0;
     DIR *d = opendir(path);
     if (!d) {
-        snprintf(ls->err, ls->err_len, "%s: cannot open directory: %s", path,
+        snprintf(err, err_len, "%s: cannot open directory: %s", path,
                  strerror(errno));
         return TRACE_ERR;
     }
     char **names = NULL;
     uint32_t n = 0, cap = 0;
     struct dirent *de;
+    char what[8192];
     while ((de = readdir(d))) {
         if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
             continue;
@@ -566,7 +582,7 @@ static int load_directory(load_state *ls, const char *path)
         char *full = xmalloc(len);
         snprintf(full, len, "%.*s/%s", (int)dir_len, path, de->d_name);
         struct stat st;
-        int found = stat(full, &st) == 0, err = errno;
+        int found = stat(full, &st) == 0, e = errno;
         if (found && S_ISREG(st.st_mode)) {
             ALLOC_GROW(names, n + 1, cap);
             names[n++] = full;
@@ -574,25 +590,39 @@ static int load_directory(load_state *ls, const char *path)
         }
         /* a dangling link, a link loop, a FIFO...: said, not skipped
          * silently (a subdirectory is not a trace file: skipped) */
-        if (!found) {
-            ls->t->stats.files_skipped++;
-            trace_warn(ls->t, ls->opts, "%s: skipped: %s", full, strerror(err));
-        } else if (!S_ISDIR(st.st_mode)) {
-            ls->t->stats.files_skipped++;
-            trace_warn(ls->t, ls->opts, "%s: skipped: not a regular file",
-                       full);
+        if (!found || !S_ISDIR(st.st_mode)) {
+            snprintf(what, sizeof what, "%s: skipped: %s", full,
+                     !found ? strerror(e) : "not a regular file");
+            skipped(arg, what);
         }
         free(full);
     }
     closedir(d);
     if (n)
         qsort(names, n, sizeof *names, cmp_names);
-    int rc = TRACE_OK;
+    *names_out = names;
+    *n_out = n;
     if (n == 0) {
-        snprintf(ls->err, ls->err_len, "%s: directory holds no trace file",
-                 path);
-        rc = TRACE_ERR;
+        snprintf(err, err_len, "%s: directory holds no trace file", path);
+        return TRACE_ERR;
     }
+    return TRACE_OK;
+}
+
+/* list_directory()'s word on a file it skips, said at once. */
+static void warn_skipped(void *arg, const char *what)
+{
+    load_state *ls = arg;
+    ls->t->stats.files_skipped++;
+    trace_warn(ls->t, ls->opts, "%s", what);
+}
+
+static int load_directory(load_state *ls, const char *path)
+{
+    char **names;
+    uint32_t n;
+    int rc = list_directory(path, &names, &n, warn_skipped, ls, ls->err,
+                            ls->err_len);
     if (rc == TRACE_OK)
         rc = load_files(ls, names, n);
     for (uint32_t i = 0; i < n; i++)
@@ -601,7 +631,7 @@ static int load_directory(load_state *ls, const char *path)
     return rc;
 }
 
-static int finish(load_state *ls, int rc, trace **out)
+int load_finish(load_state *ls, int rc, trace **out)
 {
     free(ls->seen);
     /* stopped before any event: an empty, partial run, not bad input */
@@ -622,8 +652,7 @@ static int finish(load_state *ls, int rc, trace **out)
     return TRACE_OK;
 }
 
-/* How many of paths[i..n) are regular files, one after another. */
-static size_t regular_files_from(const char *const *paths, size_t i,
+size_t regular_files_from(const char *const *paths, size_t i,
                                  size_t n)
 {
     size_t run = 0;
@@ -667,7 +696,7 @@ int trace_load(const char *const *paths, size_t n_paths,
             rc = load_file(&ls, paths[i]);
         }
     }
-    return finish(&ls, rc, out);
+    return load_finish(&ls, rc, out);
 }
 
 int trace_load_buffer(const char *name, const char *data, size_t len,
@@ -677,7 +706,7 @@ int trace_load_buffer(const char *name, const char *data, size_t len,
     json_arena_install();
     load_state ls = {.t = xcalloc(1, sizeof(trace)), .opts = opts,
                      .err = err, .err_len = err_len};
-    return finish(&ls, load_bytes(&ls, name, data, len), out);
+    return load_finish(&ls, load_bytes(&ls, name, data, len), out);
 }
 
 void trace_free(trace *t)

@@ -36,7 +36,7 @@ typedef struct comm_parts {
 
 typedef struct comm_ops {
     int (*gather)(comm *c, const void *data, size_t len, comm_parts *out);
-    int (*broadcast)(comm *c, void *data, size_t len);
+    int (*broadcast)(comm *c, unsigned root, void *data, size_t len);
     int (*reduce_max)(comm *c, uint64_t *value);
 } comm_ops;
 
@@ -60,7 +60,14 @@ static inline int comm_gather(comm *c, const void *data, size_t len,
 /* Rank 0's len bytes at data into every rank's data.  Returns 0, or -1. */
 static inline int comm_broadcast(comm *c, void *data, size_t len)
 {
-    return c->ops->broadcast(c, data, len);
+    return c->ops->broadcast(c, 0, data, len);
+}
+
+/* The same from rank `root` (every rank names the same root). */
+static inline int comm_broadcast_from(comm *c, unsigned root, void *data,
+                                      size_t len)
+{
+    return c->ops->broadcast(c, root, data, len);
 }
 
 /* *value becomes the largest of every rank's *value, on every rank (an

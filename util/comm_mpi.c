@@ -65,13 +65,13 @@ static int mpi_gather(comm *c, const void *data, size_t len, comm_parts *out)
     return 0;
 }
 
-static int mpi_broadcast(comm *c, void *data, size_t len)
+static int mpi_broadcast(comm *c, unsigned root, void *data, size_t len)
 {
     (void)c;
     char *p = data;
     for (size_t at = 0; at < len; at += PIECE) {
         int n = (int)(len - at < PIECE ? len - at : PIECE);
-        if (MPI_Bcast(p + at, n, MPI_BYTE, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+        if (MPI_Bcast(p + at, n, MPI_BYTE, (int)root, MPI_COMM_WORLD) != MPI_SUCCESS)
             return -1;
     }
     return 0;

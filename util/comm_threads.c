@@ -47,14 +47,14 @@ static int threads_gather(comm *c, const void *data, size_t len,
     return 0;
 }
 
-static int threads_broadcast(comm *c, void *data, size_t len)
+static int threads_broadcast(comm *c, unsigned root, void *data, size_t len)
 {
     meeting *m = c->impl;
-    if (c->rank == 0)
-        m->slot[0] = data;
+    if (c->rank == root)
+        m->slot[root] = data;
     pthread_barrier_wait(&m->barrier);
-    if (c->rank != 0 && len)
-        memcpy(data, m->slot[0], len);
+    if (c->rank != root && len)
+        memcpy(data, m->slot[root], len);
     pthread_barrier_wait(&m->barrier);
     return 0;
 }

@@ -256,6 +256,53 @@ static int reads_stdin(char **paths, int n)
     return 0;
 }
 
+/* trace_load_ranks() on ranks that are threads of this process: rank 0
+ * merges the trace, the others read their files and say nothing. */
+typedef struct thread_load {
+    const char *const *paths;
+    size_t n_paths;
+    const trace_options *opts;
+    trace *t;
+    int rc;
+    char *err;
+    size_t err_len;
+} thread_load;
+
+static void load_rank(comm *ranks, void *arg)
+{
+    thread_load *l = arg;
+    trace_options quiet = *l->opts;
+    quiet.warnings = NULL;
+    quiet.bytes_read = NULL; /* the readers of every rank count in rank 0's */
+    char err[8192];
+    trace *t;
+    int root = comm_rank(ranks) == 0;
+    int rc = trace_load_ranks(l->paths, l->n_paths, root ? l->opts : &quiet,
+                              ranks, 1, &t, root ? l->err : err,
+                              root ? l->err_len : sizeof err);
+    if (root) {
+        l->t = t;
+        l->rc = rc;
+    }
+}
+
+/* The trace: read by the ranks of an MPI job, each its own files; by
+ * --ranks threads so; or by this process alone. */
+static int load_trace(const char *const *paths, size_t n_paths,
+                      const trace_options *opts, comm *world, unsigned ranks,
+                      trace **t, char *err, size_t err_len)
+{
+    if (comm_size(world) > 1)
+        return trace_load_ranks(paths, n_paths, opts, world, 0, t, err,
+                                err_len);
+    if (ranks < 2)
+        return trace_load(paths, n_paths, opts, t, err, err_len);
+    thread_load l = {paths, n_paths, opts, NULL, TRACE_ERR, err, err_len};
+    comm_threads_run(ranks, load_rank, &l);
+    *t = l.t;
+    return l.rc;
+}
+
 /* A rank of an MPI job but rank 0: it reports nothing (rank 0 does) and
  * says only what is its own (an allocation failure, util/alloc.h). */
 static void become_helper(cli *c)
@@ -294,6 +341,7 @@ int spider_command(int argc, char **argv, comm *world)
     if (parsed >= 0) /* the same on every rank: none waits */
         return parsed;
     int agreed = 0; /* ranks_ready() asked */
+    int failed_elsewhere = 0; /* another rank's load failed, not this one's */
     if (world && c.ranks > 1) { /* the same on every rank: none waits */
         if (comm_rank(world) == 0)
             fputs("spider: --ranks is bin/spider's: the ranks of "
@@ -341,10 +389,13 @@ int spider_command(int argc, char **argv, comm *world)
                                                                    : stderr),
                            .bytes_read = progress_bytes(prog),
                            .stop = &stop_requested};
-    if (trace_load((const char *const *)argv + first, (size_t)(argc - first),
-                   &topts, &t, err, sizeof err) != TRACE_OK) {
+    int load_rc = load_trace((const char *const *)argv + first,
+                             (size_t)(argc - first), &topts, world, c.ranks,
+                             &t, err, sizeof err);
+    if (load_rc != TRACE_OK) {
         progress_end(&prog);
         print_error(&c, err);
+        failed_elsewhere = load_rc == TRACE_ERR_ELSEWHERE;
         goto cleanup;
     }
     double loaded = clock_seconds();
@@ -492,7 +543,8 @@ cleanup:
     progress_end(&prog);
     if (world) { /* every rank ends with rank 0's status */
         int root_failed = 1;
-        if (!agreed && ranks_ready(world, status == EXIT_BAD_INPUT,
+        if (!agreed && ranks_ready(world, status == EXIT_BAD_INPUT &&
+                                              !failed_elsewhere,
                                    stop_requested, 0, &root_failed) &&
             !root_failed && c.helper && err[0]) { /* rank 0 says nothing */
             fprintf(stderr, "spider: rank %u: ", comm_rank(world));

@@ -1,0 +1,442 @@
+/*
+ * trace_ranks.c — trace_load_ranks(): the loader over the ranks of a
+ * split run (util/comm.h).  Each rank reads only the files it owns, and
+ * the files' parts (the trace of one file, as a loader thread makes it)
+ * go to every rank in file order, where they are merged as trace_load()
+ * merges its threads' parts: the same trace, warnings and errors as one
+ * process reading the files one by one.
+ *
+ * The steps: every rank plans the load from its own arguments (the files
+ * of each directory, the files read twice, the entries skipped, the first
+ * path that cannot be read), the ranks agree that their plans are the
+ * same, the files are dealt out by size (largest first, to the rank with
+ * the fewest bytes), and each file's owner reads it on its loader threads
+ * and broadcasts its part when its turn comes.
+ */
+#include "trace_internal.h"
+#include "json_arena.h"
+#include "../util/comm.h"
+
+#include <errno.h>
+#include <unistd.h>
+
+typedef enum step_kind {
+    STEP_READ,          /* a file: its owner reads it */
+    STEP_READ_ALREADY,  /* a file read before (the same device and inode) */
+    STEP_SKIPPED,       /* a directory's entry that is no file: a warning */
+    STEP_ERROR          /* the load fails here, with this message */
+} step_kind;
+
+typedef struct load_step {
+    step_kind kind;
+    unsigned owner;     /* STEP_READ */
+    uint64_t size;      /* STEP_READ: bytes */
+    char *text;         /* the path, the warning or the message */
+} load_step;
+
+typedef struct load_plan {
+    load_step *steps;
+    uint32_t n, cap;
+    load_state seen;    /* only its list of files seen */
+} load_plan;
+
+static void plan_add(load_plan *p, step_kind kind, uint64_t size,
+                     const char *text)
+{
+    ALLOC_GROW(p->steps, p->n + 1, p->cap);
+    p->steps[p->n++] = (load_step){kind, 0, size, xstrdup(text)};
+}
+
+static void plan_skipped(void *arg, const char *what)
+{
+    plan_add(arg, STEP_SKIPPED, 0, what);
+}
+
+static void plan_file(load_plan *p, const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) { /* gone since: its reader says why */
+        plan_add(p, STEP_READ, 0, path);
+        return;
+    }
+    plan_add(p, seen_before(&p->seen, &st) ? STEP_READ_ALREADY : STEP_READ,
+             (uint64_t)st.st_size, path);
+}
+
+/* One path as trace_load() reads it.  0, or -1 after a STEP_ERROR. */
+static int plan_path(load_plan *p, const char *const *paths, size_t *i,
+                     size_t n)
+{
+    char msg[8192];
+    const char *path = paths[*i];
+    struct stat st;
+    size_t run = regular_files_from(paths, *i, n);
+    if (run) {
+        for (size_t k = 0; k < run; k++)
+            plan_file(p, paths[*i + k]);
+        *i += run - 1;
+        return 0;
+    }
+    if (strcmp(path, "-") == 0) {
+        snprintf(msg, sizeof msg, "standard input: a split run reads files "
+                 "only");
+    } else if (stat(path, &st) != 0) {
+        snprintf(msg, sizeof msg, "%s: cannot open: %s", path, strerror(errno));
+    } else if (S_ISDIR(st.st_mode)) {
+        char **names;
+        uint32_t k;
+        int rc = list_directory(path, &names, &k, plan_skipped, p, msg,
+                                sizeof msg);
+        for (uint32_t j = 0; j < k; j++) {
+            plan_file(p, names[j]);
+            free(names[j]);
+        }
+        free(names);
+        if (rc == TRACE_OK)
+            return 0;
+    } else {
+        snprintf(msg, sizeof msg, "%s: not a regular file (a FIFO, device or "
+                 "socket); give a stream as '-' on standard input", path);
+    }
+    plan_add(p, STEP_ERROR, 0, msg);
+    return -1;
+}
+
+static void plan_make(load_plan *p, const char *const *paths, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (plan_path(p, paths, &i, n) != 0)
+            break;
+    free(p->seen.seen);
+    p->seen.seen = NULL;
+}
+
+static void plan_free(load_plan *p)
+{
+    for (uint32_t i = 0; i < p->n; i++)
+        free(p->steps[i].text);
+    free(p->steps);
+}
+
+static uint64_t plan_hash(const load_plan *p)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (uint32_t i = 0; i < p->n; i++) {
+        const load_step *s = &p->steps[i];
+        uint64_t v[] = {s->kind, s->size};
+        for (size_t k = 0; k < 2; k++)
+            h = (h ^ v[k]) * 1099511628211ull;
+        for (const char *c = s->text; *c; c++)
+            h = (h ^ (unsigned char)*c) * 1099511628211ull;
+        h = (h ^ 0xff) * 1099511628211ull;
+    }
+    return h;
+}
+
+/* Largest file first, to the rank with the fewest bytes so far (the
+ * lowest on a tie): every rank deals the same. */
+static void plan_deal(load_plan *p, unsigned ranks)
+{
+    uint32_t *order = xmalloc_array(p->n ? p->n : 1, sizeof *order);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < p->n; i++)
+        if (p->steps[i].kind == STEP_READ)
+            order[n++] = i;
+    for (uint32_t i = 1; i < n; i++) { /* insertion sort: stable */
+        uint32_t v = order[i], j = i;
+        for (; j > 0 && p->steps[order[j - 1]].size < p->steps[v].size; j--)
+            order[j] = order[j - 1];
+        order[j] = v;
+    }
+    uint64_t *load = xcalloc(ranks, sizeof *load);
+    for (uint32_t i = 0; i < n; i++) {
+        unsigned least = 0;
+        for (unsigned r = 1; r < ranks; r++)
+            if (load[r] < load[least])
+                least = r;
+        p->steps[order[i]].owner = least;
+        load[least] += p->steps[order[i]].size + 1;
+    }
+    free(load);
+    free(order);
+}
+
+/* ---- a part as bytes ------------------------------------------------- */
+
+typedef struct bytes {
+    char *p;
+    size_t n, cap;
+} bytes;
+
+static void put(bytes *b, const void *data, size_t len)
+{
+    ALLOC_GROW(b->p, b->n + len, b->cap);
+    if (len)
+        memcpy(b->p + b->n, data, len);
+    b->n += len;
+}
+
+static void put_u32(bytes *b, uint32_t v) { put(b, &v, sizeof v); }
+
+static void put_text(bytes *b, const char *s, size_t len)
+{
+    put_u32(b, (uint32_t)len);
+    put(b, s, len);
+    put(b, "", 1);
+}
+
+/* A job read here: its status, message, warnings and part. */
+static void part_pack(const file_job *job, bytes *b)
+{
+    const trace *t = job->part;
+    put(b, &job->rc, sizeof job->rc);
+    put_text(b, job->err, strlen(job->err));
+    put_text(b, job->warnings ? job->warnings : "", job->warnings_len);
+    put_u32(b, t->n_files);
+    if (t->n_files)
+        put_text(b, t->files[0], strlen(t->files[0]));
+    put_u32(b, t->n_strings);
+    for (uint32_t i = 0; i < t->n_strings; i++)
+        put_text(b, t->strings[i], interned_len(t, i));
+    put_u32(b, t->n_threads);
+    for (uint32_t i = 0; i < t->n_threads; i++)
+        put_u32(b, t->threads[i].name);
+    put_u32(b, t->n_objects);
+    put(b, t->objects, (size_t)t->n_objects * sizeof *t->objects);
+    put_u32(b, t->n_channels);
+    put(b, t->channels, (size_t)t->n_channels * sizeof *t->channels);
+    put_u32(b, t->n_events);
+    put(b, t->events, (size_t)t->n_events * sizeof *t->events);
+    put(b, &t->stats, sizeof t->stats);
+}
+
+typedef struct reading {
+    const char *p, *end;
+    int bad;
+} reading;
+
+static const void *take(reading *r, size_t len)
+{
+    if ((size_t)(r->end - r->p) < len) {
+        r->bad = 1;
+        return NULL;
+    }
+    const void *at = r->p;
+    r->p += len;
+    return at;
+}
+
+static uint32_t take_u32(reading *r)
+{
+    uint32_t v = 0;
+    const void *at = take(r, sizeof v);
+    if (at)
+        memcpy(&v, at, sizeof v);
+    return v;
+}
+
+/* A text as put_text() put it: it stays in the buffer, its length just
+ * before it (as interned strings keep theirs). */
+static const char *take_text(reading *r, size_t *len)
+{
+    uint32_t n = take_u32(r);
+    const char *s = take(r, (size_t)n + 1);
+    *len = n;
+    return s ? s : "";
+}
+
+static void *take_copy(reading *r, size_t count, size_t size)
+{
+    void *v = xmalloc_array(count ? count : 1, size);
+    const void *at = take(r, count * size);
+    if (at)
+        memcpy(v, at, count * size);
+    return v;
+}
+
+/* The job part_pack() packed, its part's strings pointing into buf
+ * (which must outlive it).  0, or -1 when the bytes are cut short. */
+static int part_unpack(const char *buf, size_t len, file_job *job,
+                       size_t err_len)
+{
+    reading r = {buf, buf + len, 0};
+    size_t n;
+    const void *rc = take(&r, sizeof job->rc);
+    if (rc)
+        memcpy(&job->rc, rc, sizeof job->rc);
+    const char *err = take_text(&r, &n);
+    snprintf(job->err, err_len, "%s", err);
+    const char *warnings = take_text(&r, &n);
+    job->warnings = n ? xmalloc(n) : NULL;
+    if (n)
+        memcpy(job->warnings, warnings, n);
+    job->warnings_len = n;
+    trace *t = job->part = xcalloc(1, sizeof *t);
+    t->n_files = take_u32(&r);
+    if (t->n_files) {
+        t->n_files = 1;
+        t->files = xmalloc(sizeof *t->files);
+        t->files[0] = xstrdup(take_text(&r, &n));
+    }
+    t->n_strings = take_u32(&r);
+    t->strings = xmalloc_array(t->n_strings ? t->n_strings : 1,
+                               sizeof *t->strings);
+    for (uint32_t i = 0; i < t->n_strings; i++)
+        t->strings[i] = (char *)take_text(&r, &n);
+    t->n_threads = take_u32(&r);
+    t->threads = xcalloc(t->n_threads ? t->n_threads : 1, sizeof *t->threads);
+    for (uint32_t i = 0; i < t->n_threads; i++)
+        t->threads[i].name = take_u32(&r);
+    t->n_objects = take_u32(&r);
+    t->objects = take_copy(&r, t->n_objects, sizeof *t->objects);
+    t->n_channels = take_u32(&r);
+    t->channels = take_copy(&r, t->n_channels, sizeof *t->channels);
+    t->n_events = take_u32(&r);
+    t->events = take_copy(&r, t->n_events, sizeof *t->events);
+    const void *stats = take(&r, sizeof t->stats);
+    if (stats)
+        memcpy(&t->stats, stats, sizeof t->stats);
+    return r.bad ? -1 : 0;
+}
+
+/* ---- the load --------------------------------------------------------- */
+
+/* Whether every rank planned the same; when not, the message of each. */
+static int plans_agree(comm *c, const load_plan *p, char *err, size_t err_len,
+                       int *elsewhere)
+{
+    uint64_t h = plan_hash(p), most = h, least = ~h;
+    if (comm_reduce_max(c, &most) != 0 || comm_reduce_max(c, &least) != 0)
+        goto lost;
+    if (most == ~least) /* the largest is the smallest: all the same */
+        return 1;
+    int failed = p->n && p->steps[p->n - 1].kind == STEP_ERROR;
+    uint64_t any = (uint64_t)failed;
+    if (comm_reduce_max(c, &any) != 0)
+        goto lost;
+    if (failed) { /* its own path: it says so */
+        snprintf(err, err_len, "%s", p->steps[p->n - 1].text);
+    } else if (any) {
+        snprintf(err, err_len, "another rank of the job failed (its message "
+                 "is above or below)");
+        *elsewhere = 1;
+    } else {
+        snprintf(err, err_len, "the ranks of the job read different traces: "
+                 "every rank must read the same files (a shared file system)");
+    }
+    return 0;
+lost:
+    snprintf(err, err_len, "the ranks of the job lost each other (MPI failed)");
+    return 0;
+}
+
+/* Step s, a file: its owner broadcasts its part, every rank merges it
+ * (on the root alone when root_only). */
+static int load_part(load_state *ls, comm *c, const load_step *s,
+                     file_pool *fp, size_t *own, int merging)
+{
+    int mine = s->owner == comm_rank(c);
+    bytes b = {0};
+    file_job *job = NULL, theirs = {.path = s->text};
+    if (mine) {
+        job = file_pool_wait(fp, *own);
+        part_pack(job, &b);
+    }
+    uint64_t len = b.n;
+    int rc = comm_broadcast_from(c, s->owner, &len, sizeof len);
+    if (rc == 0 && !mine) {
+        b.p = xmalloc(len ? len : 1);
+        b.n = len;
+    }
+    if (rc == 0)
+        rc = comm_broadcast_from(c, s->owner, b.p, len);
+    if (rc == 0 && !mine) {
+        theirs.err = xcalloc(1, ls->err_len);
+        rc = part_unpack(b.p, b.n, &theirs, ls->err_len);
+        job = &theirs;
+        if (ls->opts->bytes_read) /* the rank's own reads count as they go */
+            __atomic_fetch_add(ls->opts->bytes_read, s->size, __ATOMIC_RELAXED);
+    }
+    if (rc != 0) {
+        snprintf(ls->err, ls->err_len, "the ranks of the job lost each other "
+                 "(MPI failed)");
+        rc = TRACE_ERR;
+    } else if (merging) {
+        rc = merge_job(ls, job);
+    } else if ((rc = job->rc) != TRACE_OK) {
+        snprintf(ls->err, ls->err_len, "%s", job->err);
+    }
+    if (mine) {
+        file_pool_merged(fp, (*own)++, rc != TRACE_OK);
+    } else {
+        free_job(&theirs);
+        free(theirs.err);
+    }
+    free(b.p);
+    return rc;
+}
+
+static int load_steps(load_state *ls, comm *c, const load_plan *p,
+                      int merging)
+{
+    char **own = xmalloc_array(p->n ? p->n : 1, sizeof *own);
+    size_t n_own = 0, next = 0;
+    for (uint32_t i = 0; i < p->n; i++)
+        if (p->steps[i].kind == STEP_READ && p->steps[i].owner == comm_rank(c))
+            own[n_own++] = p->steps[i].text;
+    /* the parts keep their warnings as printed, to be printed where
+     * they are merged (load_job() captures them when told of a stream) */
+    trace_options read_opts = *ls->opts;
+    read_opts.warnings = stderr;
+    file_pool *fp = file_pool_start(&read_opts, own, NULL, n_own, ls->err_len,
+                                    loader_threads(ls->opts));
+    int rc = TRACE_OK;
+    for (uint32_t i = 0; i < p->n && rc == TRACE_OK; i++) {
+        const load_step *s = &p->steps[i];
+        switch (s->kind) {
+        case STEP_READ:
+            rc = load_part(ls, c, s, fp, &next, merging);
+            break;
+        case STEP_READ_ALREADY:
+            rc = skip_read_already(ls, s->text);
+            break;
+        case STEP_SKIPPED:
+            ls->t->stats.files_skipped++;
+            trace_warn(ls->t, ls->opts, "%s", s->text);
+            break;
+        case STEP_ERROR:
+            snprintf(ls->err, ls->err_len, "%s", s->text);
+            rc = TRACE_ERR;
+            break;
+        }
+    }
+    file_pool_end(fp);
+    free(own);
+    return rc;
+}
+
+int trace_load_ranks(const char *const *paths, size_t n_paths,
+                     const trace_options *opts, comm *c, int root_only,
+                     trace **out, char *err, size_t err_len)
+{
+    json_arena_install();
+    *out = NULL;
+    load_plan plan = {0};
+    plan_make(&plan, paths, n_paths);
+    int elsewhere = 0;
+    if (!plans_agree(c, &plan, err, err_len, &elsewhere)) {
+        plan_free(&plan);
+        return elsewhere ? TRACE_ERR_ELSEWHERE : TRACE_ERR;
+    }
+    plan_deal(&plan, comm_size(c));
+    int merging = !root_only || comm_rank(c) == 0;
+    load_state ls = {.t = xcalloc(1, sizeof(trace)), .opts = opts,
+                     .err = err, .err_len = err_len};
+    int rc = load_steps(&ls, c, &plan, merging);
+    plan_free(&plan);
+    if (merging)
+        return load_finish(&ls, rc, out);
+    free(ls.seen);
+    trace_free(ls.t);
+    return rc;
+}
