@@ -331,9 +331,11 @@ lost:
 }
 
 /* Step s, a file: its owner broadcasts its part, every rank merges it
- * (on the root alone when root_only). */
+ * (on the root alone when not merging; *events counts the events of
+ * the parts so far, so that every rank stops where the merge would). */
 static int load_part(load_state *ls, comm *c, const load_step *s,
-                     file_pool *fp, size_t *own, int merging)
+                     file_pool *fp, size_t *own, int merging,
+                     uint64_t *events)
 {
     int mine = s->owner == comm_rank(c);
     bytes b = {0};
@@ -365,7 +367,13 @@ static int load_part(load_state *ls, comm *c, const load_step *s,
         rc = merge_job(ls, job);
     } else if ((rc = job->rc) != TRACE_OK) {
         snprintf(ls->err, ls->err_len, "%s", job->err);
+    } else if (*events + job->part->n_events > UINT32_MAX - 1) {
+        /* where rank 0 stops merging (merge_part()), so do the others */
+        snprintf(ls->err, ls->err_len, "%s: too many events", job->path);
+        rc = TRACE_ERR;
     }
+    if (rc == TRACE_OK)
+        *events += job->part->n_events;
     if (mine) {
         file_pool_merged(fp, (*own)++, rc != TRACE_OK);
     } else {
@@ -381,6 +389,7 @@ static int load_steps(load_state *ls, comm *c, const load_plan *p,
 {
     char **own = xmalloc_array(p->n ? p->n : 1, sizeof *own);
     size_t n_own = 0, next = 0;
+    uint64_t events = 0;
     for (uint32_t i = 0; i < p->n; i++)
         if (p->steps[i].kind == STEP_READ && p->steps[i].owner == comm_rank(c))
             own[n_own++] = p->steps[i].text;
@@ -395,7 +404,7 @@ static int load_steps(load_state *ls, comm *c, const load_plan *p,
         const load_step *s = &p->steps[i];
         switch (s->kind) {
         case STEP_READ:
-            rc = load_part(ls, c, s, fp, &next, merging);
+            rc = load_part(ls, c, s, fp, &next, merging, &events);
             break;
         case STEP_READ_ALREADY:
             rc = skip_read_already(ls, s->text);

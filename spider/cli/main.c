@@ -546,7 +546,8 @@ cleanup:
         if (!agreed && ranks_ready(world, status == EXIT_BAD_INPUT &&
                                               !failed_elsewhere,
                                    stop_requested, 0, &root_failed) &&
-            !root_failed && c.helper && err[0]) { /* rank 0 says nothing */
+            !root_failed && c.helper && err[0] && !failed_elsewhere) {
+            /* its own failure, of which rank 0 says nothing */
             fprintf(stderr, "spider: rank %u: ", comm_rank(world));
             text_put(stderr, err);
             fputc('\n', stderr);
