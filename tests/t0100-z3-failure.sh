@@ -73,6 +73,20 @@ grep -q 'unknown tactic nosuch' "$TMP/err" && ok || not_ok "Z3's message is in t
 expect_status 1 $SPIDER -f json --no-timings --solver=z3 --z3-param=tactic.default_tactic=nosuch "$TMP/locks.log"
 cmp -s "$TMP/out" "$TMP/z3.json" && ok || not_ok "default_tactic changed the fast set-up's report"
 
+# split over ranks (--ranks, threads as ranks): Z3's units are dealt out
+# (three nodes of locks.log's pattern: a unit each, one per rank), the
+# verdicts are one process's, and a failure on any rank is the run's
+for n in 1 2 3; do sed "s/@n\"/@n$n\"/" "$TMP/locks.log"; done >"$TMP/locks3.log"
+expect_status 1 $SPIDER -f json --no-timings "$TMP/locks3.log"
+cp "$TMP/out" "$TMP/locks3.json"
+python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["summary"]; assert s["decided"]["z3"] >= 3, s["decided"]' "$TMP/out" \
+    && ok || not_ok "Z3 decides three candidates of locks3.log"
+expect_status 1 $SPIDER -f json --no-timings --ranks=3 "$TMP/locks3.log"
+cmp -s "$TMP/out" "$TMP/locks3.json" && ok || not_ok "--ranks=3: not one process's report"
+solver_error $SPIDER -q --ranks=3 --solver=auto --z3-config=default --z3-param=tactic.default_tactic=nosuch "$TMP/locks3.log"
+grep -q 'unknown tactic nosuch' "$TMP/err" && ok || not_ok "--ranks: Z3's message is in the error: $(cat "$TMP/err")"
+solver_error $SPIDER -q --ranks=2 --solver=z3 --z3-param=memory_max_size=1 "$TMP/locks3.log"
+
 # a bad --z3-param is bad usage
 expect_status 2 $SPIDER --z3-param=nosuch=1 "$TMP/locks.log"
 grep -q "'nosuch' is not a Z3 parameter" "$TMP/err" && ok || not_ok "unknown Z3 parameter named"

@@ -139,6 +139,10 @@ LOAD_MPIRUN=$MPIRUN
 { [ -n "${SANITIZED:-}" ] || [ -n "${VALGRIND:-}" ] || ! command -v mpirun >/dev/null ||
   [ ! -x bin/spider-mpi ]; } && LOAD_MPIRUN=
 load_same "--lenient" --lenient "$TMP/load/dir"
+# --ranks reads standard input as one process does (mpirun refuses it)
+"$SPIDER" --no-timings -f json - <benchmarks/mvrace/property-cache.log >"$TMP/load/want.out" 2>&1
+"$SPIDER" --no-timings -f json --ranks=2 - <benchmarks/mvrace/property-cache.log >"$TMP/load/got.out" 2>&1
+cmp -s "$TMP/load/want.out" "$TMP/load/got.out" && ok || not_ok "--ranks=2 on standard input"
 load_same "a bad event" "$TMP/load/dir"
 load_same "a file twice, then a path that is none" --lenient \
     "$TMP/load/dir/node3.log" "$TMP/load/dir" "$TMP/load/dir/node3.log" "$TMP/load/none.log"

@@ -16,6 +16,7 @@
 #include "trace_internal.h"
 #include "json_arena.h"
 #include "../util/comm.h"
+#include "../util/pack.h"
 
 #include <errno.h>
 #include <unistd.h>
@@ -123,9 +124,8 @@ static uint64_t plan_hash(const load_plan *p)
     uint64_t h = 1469598103934665603ull; /* FNV-1a */
     for (uint32_t i = 0; i < p->n; i++) {
         const load_step *s = &p->steps[i];
-        uint64_t v[] = {s->kind, s->size};
-        for (size_t k = 0; k < 2; k++)
-            h = (h ^ v[k]) * 1099511628211ull;
+        h = (h ^ s->kind) * 1099511628211ull; /* not the size: a file may
+                                                 grow between two ranks' looks */
         for (const char *c = s->text; *c; c++)
             h = (h ^ (unsigned char)*c) * 1099511628211ull;
         h = (h ^ 0xff) * 1099511628211ull;
@@ -133,124 +133,61 @@ static uint64_t plan_hash(const load_plan *p)
     return h;
 }
 
-/* Largest file first, to the rank with the fewest bytes so far (the
- * lowest on a tie): every rank deals the same. */
-static void plan_deal(load_plan *p, unsigned ranks)
+/* The files to the ranks by the sizes rank 0 saw (comm_deal()), so
+ * that every rank deals the same.  0, or -1 when the broadcast failed. */
+static int plan_deal(load_plan *p, comm *c)
 {
-    uint32_t *order = xmalloc_array(p->n ? p->n : 1, sizeof *order);
+    uint64_t *size = xmalloc_array(p->n ? p->n : 1, sizeof *size);
+    uint32_t *owner = xmalloc_array(p->n ? p->n : 1, sizeof *owner);
     uint32_t n = 0;
     for (uint32_t i = 0; i < p->n; i++)
         if (p->steps[i].kind == STEP_READ)
-            order[n++] = i;
-    for (uint32_t i = 1; i < n; i++) { /* insertion sort: stable */
-        uint32_t v = order[i], j = i;
-        for (; j > 0 && p->steps[order[j - 1]].size < p->steps[v].size; j--)
-            order[j] = order[j - 1];
-        order[j] = v;
+            size[n++] = p->steps[i].size;
+    if (comm_broadcast(c, size, (size_t)n * sizeof *size) != 0) {
+        free(owner);
+        free(size);
+        return -1;
     }
-    uint64_t *load = xcalloc(ranks, sizeof *load);
-    for (uint32_t i = 0; i < n; i++) {
-        unsigned least = 0;
-        for (unsigned r = 1; r < ranks; r++)
-            if (load[r] < load[least])
-                least = r;
-        p->steps[order[i]].owner = least;
-        load[least] += p->steps[order[i]].size + 1;
-    }
-    free(load);
-    free(order);
+    comm_deal(size, n, comm_size(c), owner);
+    for (uint32_t i = 0, k = 0; i < p->n; i++)
+        if (p->steps[i].kind == STEP_READ)
+            p->steps[i].owner = owner[k++];
+    free(owner);
+    free(size);
+    return 0;
 }
 
 /* ---- a part as bytes ------------------------------------------------- */
 
-typedef struct bytes {
-    char *p;
-    size_t n, cap;
-} bytes;
-
-static void put(bytes *b, const void *data, size_t len)
-{
-    ALLOC_GROW(b->p, b->n + len, b->cap);
-    if (len)
-        memcpy(b->p + b->n, data, len);
-    b->n += len;
-}
-
-static void put_u32(bytes *b, uint32_t v) { put(b, &v, sizeof v); }
-
-static void put_text(bytes *b, const char *s, size_t len)
-{
-    put_u32(b, (uint32_t)len);
-    put(b, s, len);
-    put(b, "", 1);
-}
-
 /* A job read here: its status, message, warnings and part. */
-static void part_pack(const file_job *job, bytes *b)
+static void part_pack(const file_job *job, pack *b)
 {
     const trace *t = job->part;
-    put(b, &job->rc, sizeof job->rc);
-    put_text(b, job->err, strlen(job->err));
-    put_text(b, job->warnings ? job->warnings : "", job->warnings_len);
-    put_u32(b, t->n_files);
+    pack_put(b, &job->rc, sizeof job->rc);
+    pack_text(b, job->err, strlen(job->err));
+    pack_text(b, job->warnings ? job->warnings : "", job->warnings_len);
+    pack_u32(b, t->n_files);
     if (t->n_files)
-        put_text(b, t->files[0], strlen(t->files[0]));
-    put_u32(b, t->n_strings);
+        pack_text(b, t->files[0], strlen(t->files[0]));
+    pack_u32(b, t->n_strings);
     for (uint32_t i = 0; i < t->n_strings; i++)
-        put_text(b, t->strings[i], interned_len(t, i));
-    put_u32(b, t->n_threads);
+        pack_text(b, t->strings[i], interned_len(t, i));
+    pack_u32(b, t->n_threads);
     for (uint32_t i = 0; i < t->n_threads; i++)
-        put_u32(b, t->threads[i].name);
-    put_u32(b, t->n_objects);
-    put(b, t->objects, (size_t)t->n_objects * sizeof *t->objects);
-    put_u32(b, t->n_channels);
-    put(b, t->channels, (size_t)t->n_channels * sizeof *t->channels);
-    put_u32(b, t->n_events);
-    put(b, t->events, (size_t)t->n_events * sizeof *t->events);
-    put(b, &t->stats, sizeof t->stats);
+        pack_u32(b, t->threads[i].name);
+    pack_u32(b, t->n_objects);
+    pack_put(b, t->objects, (size_t)t->n_objects * sizeof *t->objects);
+    pack_u32(b, t->n_channels);
+    pack_put(b, t->channels, (size_t)t->n_channels * sizeof *t->channels);
+    pack_u32(b, t->n_events);
+    pack_put(b, t->events, (size_t)t->n_events * sizeof *t->events);
+    pack_put(b, &t->stats, sizeof t->stats);
 }
 
-typedef struct reading {
-    const char *p, *end;
-    int bad;
-} reading;
-
-static const void *take(reading *r, size_t len)
-{
-    if ((size_t)(r->end - r->p) < len) {
-        r->bad = 1;
-        return NULL;
-    }
-    const void *at = r->p;
-    r->p += len;
-    return at;
-}
-
-static uint32_t take_u32(reading *r)
-{
-    uint32_t v = 0;
-    const void *at = take(r, sizeof v);
-    if (at)
-        memcpy(&v, at, sizeof v);
-    return v;
-}
-
-/* A text as put_text() put it: it stays in the buffer, its length just
- * before it (as interned strings keep theirs). */
-static const char *take_text(reading *r, size_t *len)
-{
-    uint32_t n = take_u32(r);
-    const char *s = take(r, (size_t)n + 1);
-    *len = n;
-    return s ? s : "";
-}
-
-static void *take_copy(reading *r, size_t count, size_t size)
+static void *take_copy(unpack *u, size_t count, size_t size)
 {
     void *v = xmalloc_array(count ? count : 1, size);
-    const void *at = take(r, count * size);
-    if (at)
-        memcpy(v, at, count * size);
+    unpack_get(u, v, count * size);
     return v;
 }
 
@@ -259,43 +196,39 @@ static void *take_copy(reading *r, size_t count, size_t size)
 static int part_unpack(const char *buf, size_t len, file_job *job,
                        size_t err_len)
 {
-    reading r = {buf, buf + len, 0};
+    unpack r = unpack_of(buf, len);
     size_t n;
-    const void *rc = take(&r, sizeof job->rc);
-    if (rc)
-        memcpy(&job->rc, rc, sizeof job->rc);
-    const char *err = take_text(&r, &n);
+    unpack_get(&r, &job->rc, sizeof job->rc);
+    const char *err = unpack_text(&r, &n);
     snprintf(job->err, err_len, "%s", err);
-    const char *warnings = take_text(&r, &n);
+    const char *warnings = unpack_text(&r, &n);
     job->warnings = n ? xmalloc(n) : NULL;
     if (n)
         memcpy(job->warnings, warnings, n);
     job->warnings_len = n;
     trace *t = job->part = xcalloc(1, sizeof *t);
-    t->n_files = take_u32(&r);
+    t->n_files = unpack_u32(&r);
     if (t->n_files) {
         t->n_files = 1;
         t->files = xmalloc(sizeof *t->files);
-        t->files[0] = xstrdup(take_text(&r, &n));
+        t->files[0] = xstrdup(unpack_text(&r, &n));
     }
-    t->n_strings = take_u32(&r);
+    t->n_strings = unpack_u32(&r);
     t->strings = xmalloc_array(t->n_strings ? t->n_strings : 1,
                                sizeof *t->strings);
     for (uint32_t i = 0; i < t->n_strings; i++)
-        t->strings[i] = (char *)take_text(&r, &n);
-    t->n_threads = take_u32(&r);
+        t->strings[i] = (char *)unpack_text(&r, &n);
+    t->n_threads = unpack_u32(&r);
     t->threads = xcalloc(t->n_threads ? t->n_threads : 1, sizeof *t->threads);
     for (uint32_t i = 0; i < t->n_threads; i++)
-        t->threads[i].name = take_u32(&r);
-    t->n_objects = take_u32(&r);
+        t->threads[i].name = unpack_u32(&r);
+    t->n_objects = unpack_u32(&r);
     t->objects = take_copy(&r, t->n_objects, sizeof *t->objects);
-    t->n_channels = take_u32(&r);
+    t->n_channels = unpack_u32(&r);
     t->channels = take_copy(&r, t->n_channels, sizeof *t->channels);
-    t->n_events = take_u32(&r);
+    t->n_events = unpack_u32(&r);
     t->events = take_copy(&r, t->n_events, sizeof *t->events);
-    const void *stats = take(&r, sizeof t->stats);
-    if (stats)
-        memcpy(&t->stats, stats, sizeof t->stats);
+    unpack_get(&r, &t->stats, sizeof t->stats);
     return r.bad ? -1 : 0;
 }
 
@@ -338,7 +271,7 @@ static int load_part(load_state *ls, comm *c, const load_step *s,
                      uint64_t *events)
 {
     int mine = s->owner == comm_rank(c);
-    bytes b = {0};
+    pack b = {0};
     file_job *job = NULL, theirs = {.path = s->text};
     if (mine) {
         job = file_pool_wait(fp, *own);
@@ -347,14 +280,14 @@ static int load_part(load_state *ls, comm *c, const load_step *s,
     uint64_t len = b.n;
     int rc = comm_broadcast_from(c, s->owner, &len, sizeof len);
     if (rc == 0 && !mine) {
-        b.p = xmalloc(len ? len : 1);
+        b.data = xmalloc(len ? len : 1);
         b.n = len;
     }
     if (rc == 0)
-        rc = comm_broadcast_from(c, s->owner, b.p, len);
+        rc = comm_broadcast_from(c, s->owner, b.data, len);
     if (rc == 0 && !mine) {
         theirs.err = xcalloc(1, ls->err_len);
-        rc = part_unpack(b.p, b.n, &theirs, ls->err_len);
+        rc = part_unpack(b.data, b.n, &theirs, ls->err_len);
         job = &theirs;
         if (ls->opts->bytes_read) /* the rank's own reads count as they go */
             __atomic_fetch_add(ls->opts->bytes_read, s->size, __ATOMIC_RELAXED);
@@ -380,7 +313,7 @@ static int load_part(load_state *ls, comm *c, const load_step *s,
         free_job(&theirs);
         free(theirs.err);
     }
-    free(b.p);
+    free(b.data);
     return rc;
 }
 
@@ -437,7 +370,12 @@ int trace_load_ranks(const char *const *paths, size_t n_paths,
         plan_free(&plan);
         return elsewhere ? TRACE_ERR_ELSEWHERE : TRACE_ERR;
     }
-    plan_deal(&plan, comm_size(c));
+    if (plan_deal(&plan, c) != 0) {
+        plan_free(&plan);
+        snprintf(err, err_len, "the ranks of the job lost each other (MPI "
+                 "failed)");
+        return TRACE_ERR;
+    }
     int merging = !root_only || comm_rank(c) == 0;
     load_state ls = {.t = xcalloc(1, sizeof(trace)), .opts = opts,
                      .err = err, .err_len = err_len};

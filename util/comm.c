@@ -3,6 +3,8 @@
  */
 #include "comm.h"
 
+#include "alloc.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,4 +15,46 @@ void comm_parts_free(comm_parts *p)
     free(p->data);
     free(p->len);
     memset(p, 0, sizeof *p);
+}
+
+/* Sorts piece indices by size, largest first, the first of equal ones
+ * first (a merge sort: stable, and n may be millions of batches). */
+static void sort_by_size(const uint64_t *size, uint32_t *idx, uint32_t *tmp,
+                         uint32_t n)
+{
+    if (n < 2)
+        return;
+    uint32_t h = n / 2;
+    sort_by_size(size, idx, tmp, h);
+    sort_by_size(size, idx + h, tmp, n - h);
+    uint32_t i = 0, j = h, k = 0;
+    while (i < h && j < n)
+        tmp[k++] = size[idx[j]] > size[idx[i]] ? idx[j++] : idx[i++];
+    while (i < h)
+        tmp[k++] = idx[i++];
+    while (j < n)
+        tmp[k++] = idx[j++];
+    memcpy(idx, tmp, (size_t)n * sizeof *idx);
+}
+
+void comm_deal(const uint64_t *size, uint32_t n, unsigned ranks,
+               uint32_t *owner)
+{
+    uint32_t *idx = xmalloc_array((size_t)n + 1, sizeof *idx);
+    uint32_t *tmp = xmalloc_array((size_t)n + 1, sizeof *tmp);
+    for (uint32_t i = 0; i < n; i++)
+        idx[i] = i;
+    sort_by_size(size, idx, tmp, n);
+    uint64_t *load = xcalloc(ranks ? ranks : 1, sizeof *load);
+    for (uint32_t i = 0; i < n; i++) {
+        unsigned least = 0;
+        for (unsigned r = 1; r < ranks; r++)
+            if (load[r] < load[least])
+                least = r;
+        owner[idx[i]] = least;
+        load[least] += size[idx[i]] + 1;
+    }
+    free(load);
+    free(tmp);
+    free(idx);
 }

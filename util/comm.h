@@ -79,6 +79,13 @@ static inline int comm_reduce_max(comm *c, uint64_t *value)
 
 void comm_parts_free(comm_parts *p);
 
+/* Deals n pieces of work out to `ranks` ranks by size: the largest first
+ * (of equal ones the first), each to the rank with the least work so far
+ * (the lowest of those; a piece counts size + 1), so that every rank
+ * deals the same.  owner[i] is piece i's rank. */
+void comm_deal(const uint64_t *size, uint32_t n, unsigned ranks,
+               uint32_t *owner);
+
 /* The threads back end: runs fn(comm, arg) on n ranks, rank 0 in the
  * calling thread and ranks 1 .. n-1 in threads of their own, and returns
  * when all have returned.  Returns 0; a thread that cannot be started

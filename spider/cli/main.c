@@ -287,7 +287,8 @@ static void load_rank(comm *ranks, void *arg)
 }
 
 /* The trace: read by the ranks of an MPI job, each its own files; by
- * --ranks threads so; or by this process alone. */
+ * --ranks threads so (but standard input, by this one); or by this
+ * process alone. */
 static int load_trace(const char *const *paths, size_t n_paths,
                       const trace_options *opts, comm *world, unsigned ranks,
                       trace **t, char *err, size_t err_len)
@@ -295,7 +296,10 @@ static int load_trace(const char *const *paths, size_t n_paths,
     if (comm_size(world) > 1)
         return trace_load_ranks(paths, n_paths, opts, world, 0, t, err,
                                 err_len);
-    if (ranks < 2)
+    int from_stdin = 0; /* one process may read it; split, no rank could */
+    for (size_t i = 0; i < n_paths; i++)
+        from_stdin |= strcmp(paths[i], "-") == 0;
+    if (ranks < 2 || from_stdin)
         return trace_load(paths, n_paths, opts, t, err, err_len);
     thread_load l = {paths, n_paths, opts, NULL, TRACE_ERR, err, err_len};
     comm_threads_run(ranks, load_rank, &l);

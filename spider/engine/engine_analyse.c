@@ -251,12 +251,69 @@ static void run_free(engine_run *run)
     grouper_free(run->g);
 }
 
+/* Rank 0's part after generating: decides and groups the run into
+ * run->r.  0, or -1 with err. */
+static int decide_and_group(engine_run *run, char *err, size_t err_len)
+{
+    const analysis_options *opts = run->o;
+    report *r = run->r;
+    if (opts->progress)
+        atomic_store(&opts->progress->total, run->n);
+    /* stopped before any verdict: all undecided (count_undecided) */
+    hb_answer *verdict = NULL;
+    int rc = 0;
+    double start = clock_seconds();
+    if (!engine_stopped(run)) {
+        verdict = xmalloc_array(run->n + 1, sizeof *verdict);
+        rc = engine_decide(run, verdict, err, err_len);
+    }
+    if (rc == 1) {
+        rc = 0;
+        free(verdict);
+        verdict = NULL;
+    }
+    hb_order_free(run->order); /* engine_decide() frees it unless stopped first */
+    run->order = NULL;
+    r->timings.solve = clock_seconds() - start;
+    r->timings.jobs = opts->jobs;
+    r->summary.partial = opts->stop && *opts->stop;
+    if (rc == 0)
+        build_groups(run, verdict);
+    /* a stop during grouping (handler races) leaves the report partial */
+    r->summary.partial = opts->stop && *opts->stop;
+    free(verdict);
+    return rc;
+}
+
+/* The run on one rank of c (or alone, c NULL): every rank generates
+ * its share; rank 0 decides and groups, the others decide the Z3 work
+ * it deals them (engine_ranks.h).  0, or -1 with err (rank 0's). */
+static int analyse_on(engine_run *run, comm *c, char *err, size_t err_len)
+{
+    run->comm = comm_size(c) > 1 ? c : NULL;
+    int rc = generate_all(run, c);
+    if (comm_rank(c) != 0) { /* a failure is rank 0's to say */
+        if (engine_ranks_serve(run, engine_solver_options(run)) == 1)
+            engine_note_abandoned(run);
+        return 0;
+    }
+    if (rc != 0)
+        snprintf(err, err_len, "internal: the ranks' shares of the analysis "
+                 "did not reach rank 0 (a collective operation failed)");
+    else
+        rc = decide_and_group(run, err, err_len);
+    engine_ranks_release(run); /* when Z3 had nothing for them */
+    return rc;
+}
+
 /* --ranks=N: ranks as threads (comm_threads.c), each with a run of its
  * own over the shared trace and model; rank 0's is the caller's. */
 typedef struct thread_ranks {
     engine_run *root;
     const analysis *const *analyses;
-    int failed;
+    int rc;
+    char *err;
+    size_t err_len;
 } thread_ranks;
 
 static void thread_rank(comm *c, void *arg)
@@ -264,7 +321,7 @@ static void thread_rank(comm *c, void *arg)
     thread_ranks *tr = arg;
     const engine_run *root = tr->root;
     if (c->rank == 0) {
-        tr->failed = generate_all(tr->root, c) != 0;
+        tr->rc = analyse_on(tr->root, c, tr->err, tr->err_len);
         return;
     }
     analysis_options o = *root->o;
@@ -274,19 +331,9 @@ static void thread_rank(comm *c, void *arg)
     fill_summary(&r, root->t, root->m, tr->analyses, &o);
     engine_run run = {.t = root->t, .m = root->m, .o = &o, .r = &r,
                       .g = grouper_new(root->t, tr->analyses)};
-    generate_all(&run, c); /* a failure is rank 0's to say */
+    char err[8];
+    analyse_on(&run, c, err, sizeof err);
     run_free(&run);
-}
-
-static int generate_split(engine_run *run, const analysis *const *analyses)
-{
-    if (run->o->comm)
-        return generate_all(run, run->o->comm);
-    if (run->o->ranks <= 1)
-        return generate_all(run, NULL);
-    thread_ranks tr = {run, analyses, 0};
-    comm_threads_run(run->o->ranks, thread_rank, &tr);
-    return tr.failed ? -1 : 0;
 }
 
 report *engine_analyse(const analysis *const *analyses, const trace *t,
@@ -297,46 +344,18 @@ report *engine_analyse(const analysis *const *analyses, const trace *t,
     fill_summary(r, t, m, analyses, opts);
     engine_run run = {.t = t, .m = m, .o = opts, .r = r,
                       .g = grouper_new(t, analyses)};
-    if (generate_split(&run, analyses) != 0) {
-        snprintf(err, err_len, "internal: the ranks' shares of the analysis "
-                 "did not reach rank 0 (a collective operation failed)");
-        run_free(&run);
-        report_free(r);
-        return NULL;
+    int rc;
+    if (!opts->comm && opts->ranks > 1) {
+        thread_ranks tr = {&run, analyses, 0, err, err_len};
+        comm_threads_run(opts->ranks, thread_rank, &tr);
+        rc = tr.rc;
+    } else {
+        rc = analyse_on(&run, opts->comm, err, err_len);
     }
-    if (comm_rank(opts->comm) != 0) { /* rank 0 decides and reports */
-        run_free(&run);
-        return r;
-    }
-    if (opts->progress)
-        atomic_store(&opts->progress->total, run.n);
-    /* stopped before any verdict: all undecided (count_undecided) */
-    hb_answer *verdict = NULL;
-    int rc = 0;
-    double start = clock_seconds();
-    if (!engine_stopped(&run)) {
-        verdict = xmalloc_array(run.n + 1, sizeof *verdict);
-        rc = engine_decide(&run, verdict, err, err_len);
-    }
-    if (rc == 1) {
-        rc = 0;
-        free(verdict);
-        verdict = NULL;
-    }
-    hb_order_free(run.order); /* engine_decide() frees it unless stopped first */
-    run.order = NULL;
-    r->timings.solve = clock_seconds() - start;
-    r->timings.jobs = opts->jobs;
-    r->summary.partial = opts->stop && *opts->stop;
-    if (rc == 0)
-        build_groups(&run, verdict);
-    /* a stop during grouping (handler races) leaves the report partial */
-    r->summary.partial = opts->stop && *opts->stop;
-    free(verdict);
     run_free(&run);
     if (rc != 0) {
         report_free(r);
         return NULL;
     }
-    return r;
+    return r; /* a rank but 0's is empty: rank 0 reports */
 }

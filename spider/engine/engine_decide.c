@@ -3,6 +3,7 @@
  */
 #include "engine_decide.h"
 #include "engine_pool.h"
+#include "engine_ranks.h"
 #include "engine_schedule.h"
 #include "schedule_ahead.h"
 
@@ -609,8 +610,8 @@ static int ask_solver(engine_run *run, hb_answer *qa, hb_answer *verdict,
                     .progress = o->progress, .order = order, .unit_start = unit_start,
                     .n_units = units, .stop_at_sat = stop, .slices = slices,
                     .may_leave = o->abandoned != NULL, .premade = premade};
-    int rc = solve_all(run->m, &w, qa, verdict, o->jobs, engine_solver_options(run),
-                       err, err_len);
+    int rc = engine_ranks_solve(run, &w, qa, verdict, engine_solver_options(run),
+                                err, err_len);
     if (rc == 1) /* workers left in Z3 may read the slices: they stay */
         engine_note_abandoned(run);
     for (uint32_t i = 0; i < n && rc == 0; i++)

@@ -35,6 +35,9 @@ struct engine_run {
     void (*state_free[RACE_KINDS])(void *);
     uint64_t found_unposted; /* candidates not yet in the progress line */
     struct batch_log *log;   /* set: the calls go to it (engine_log.h) */
+    struct comm *comm;       /* the ranks of a split run, or NULL */
+    int z3_shared;           /* rank 0 has given the ranks their Z3 work
+                                (engine_ranks_solve/_release) */
 };
 
 #endif
