@@ -6,10 +6,10 @@
 # with and without --atomicity, and with --multi-variable (the groups, the
 # correlated pairs of the summary and of --list-correlations, mined and
 # given by a --correlated file, the exit status) — on the bundled and
-# shared traces, the fixtures, and 50 fresh random traces of bin/gen-trace (10 under the sanitizers;
+# shared traces, the fixtures, and 40 fresh random traces of bin/gen-trace (10 under the sanitizers;
 # 10 for --atomic-region)
 # (seeds no other test uses; every SPEC feature on by default, open locks
-# included) and 24 lock-heavy ones (8 sanitized; --atomicity with every
+# included) and 18 lock-heavy ones (8 sanitized; --atomicity with every
 # pattern on those of up to 200 events), plus for --multi-variable 24 random traces rich in correlated
 # pairs (gen-trace --correlated=60), a Cyclon trace with --correlated and the
 # bundled benchmarks/multivar examples.
@@ -19,7 +19,7 @@ command -v z3 >/dev/null || { echo "skip: the z3 command is missing (make deps i
 # sanitized one for the same traces (only spider is under test there)
 export REFERENCE_CACHE=tests/tmp/reference-cache
 [ -z "${SANITIZED:-}" ] && rm -rf "$REFERENCE_CACHE"
-SEEDS=${SEEDS:-$(sized 50 6)}
+SEEDS=${SEEDS:-$(sized 40 6)}
 # under the sanitizers 10: the reference's own time does not shrink there
 # (make check's 10-minute budget), and t0050 runs 30 random traces more
 [ -n "${SANITIZED:-}" ] && SEEDS=$(sized 10 6)
@@ -45,7 +45,7 @@ done
 # locks, nested and re-entrant sections, sections cut by an exception,
 # open at the end, wait/notify, hand-offs, messages): races and atomicity
 # only.  LOCK_REF_SEEDS=200 reruns the larger sample.
-LOCK_REF_SEEDS=${LOCK_REF_SEEDS:-$(sized 24 4)}
+LOCK_REF_SEEDS=${LOCK_REF_SEEDS:-$(sized 18 4)}
 [ -n "${SANITIZED:-}" ] && LOCK_REF_SEEDS=$(sized 8 4)
 # 30 to 299 events (QUICK: to 119; the reference's time grows with the
 # square of the accesses).  Every atomicity pattern only on those of up

@@ -8,7 +8,7 @@
 # (--inconsistent-updates) against the reference on the same random
 # traces and on the bundled example; the options' errors.
 . tests/lib.sh
-n=$(sized 100 20)
+n=$(sized 75 20)
 mkdir -p "$TMP/rand"
 set --
 for s in $(seq 1 "$n"); do

@@ -1,6 +1,6 @@
 # Multi-variable races (--multi-variable-races; docs/model.md, MUVI's
 # happens-before_MV): the whole reference (tests/reference.py: Φ and z3,
-# every mode, both handler models) on 100 random traces rich in
+# every mode, both handler models) on 75 random traces rich in
 # correlated pairs, mined by both miners (gen-trace --correlated
 # --functions, --correlation=both) and given; the bundled example
 # (benchmarks/mvrace): the lookup that only this kind sees, no data race;
@@ -10,7 +10,7 @@
 command -v z3 >/dev/null || { echo "skip: the z3 command is missing (make deps installs it)"; exit 77; }
 export REFERENCE_CACHE=tests/tmp/reference-cache-mvrace
 [ -z "${SANITIZED:-}" ] && rm -rf "$REFERENCE_CACHE"
-n=$(sized 100 16)
+n=$(sized 75 16)
 [ -n "${SANITIZED:-}" ] && n=16
 set --
 for s in $(seq 1 "$n"); do

@@ -3,14 +3,14 @@
 # (its own SMT-LIB2, the z3 command): the instance's events are in it, in
 # the order of the kind's query, and Φ ∧ query ∧ the witness's order is
 # satisfiable — on the bundled and shared traces, the fixtures (and
-# tests/witness/: witnesses that once broke Φ), and 100
+# tests/witness/: witnesses that once broke Φ), and 75
 # random traces with every analysis on (--atomicity, --multi-variable),
 # witnesses from R (the default) and from Z3's models (--solver=z3), in
 # both handler models (40 random traces each for the last two).  About
 # 15 s.
 . tests/lib.sh
 command -v z3 >/dev/null || { echo "skip: the z3 command is missing (make deps installs it)"; exit 77; }
-SEEDS=${SEEDS:-$(sized 100 10)}
+SEEDS=${SEEDS:-$(sized 75 10)}
 [ -n "${SANITIZED:-}" ] && SEEDS=$(sized 15 10)   # the sanitized build is slower
 set -- benchmarks/taxdc/*/ tests/prune/*.log tests/fixtures/*.log tests/witness/*/
 if [ -n "${QUICK:-}" ]; then
