@@ -58,7 +58,8 @@ ifeq ($(MPI),1)
 BINS += bin/spider-mpi
 endif
 TEST_BINS = tests/bin/test_trace tests/bin/test_prune tests/bin/test_waits \
-            tests/bin/test_schedule tests/bin/test_graph tests/bin/test_decide
+            tests/bin/test_schedule tests/bin/test_graph tests/bin/test_decide \
+            tests/bin/test_comm
 SAN_FLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
             -fno-sanitize-recover=undefined
 FUZZ_SECONDS ?= 600
@@ -101,7 +102,7 @@ DEP_FILES = $(patsubst %.c,$(OBJ)/%.d,$(LIB_SRC) spider/cli/main.c \
             benchmarks/cyclon_trace.c benchmarks/json_baseline.c \
             tests/gen_trace.c tests/gen_trace_rng.c tests/gen_trace_sim.c \
             tests/gen_trace_out.c tests/gen_trace_locks.c tests/check_smt2.c tests/test_trace.c tests/test_prune.c tests/test_waits.c \
-            tests/test_schedule.c tests/test_graph.c tests/test_decide.c)
+            tests/test_schedule.c tests/test_graph.c tests/test_decide.c tests/test_comm.c)
 $(DEP_FILES):
 
 -include $(shell find $(OBJ) -name '*.d' 2>/dev/null)
@@ -191,7 +192,7 @@ check: deps
 san-bins:
 	@$(MAKE) --no-print-directory -j$(NPROC) OBJ=build-san CFLAGS="$(SAN_FLAGS)" \
 	    BIN_DIR=bin-san bin-san/spider bin-san/test_trace bin-san/test_prune \
-	    bin-san/test_waits bin-san/test_schedule bin-san/test_graph \
+	    bin-san/test_waits bin-san/test_schedule bin-san/test_graph bin-san/test_comm \
 	    bin-san/test_decide
 
 # The suite again against binaries built with ASan and UBSan, on make

@@ -84,7 +84,7 @@ static inline uint32_t unpack_u32(unpack *u)
 static inline const char *unpack_text(unpack *u, size_t *len)
 {
     uint32_t n = unpack_u32(u);
-    const char *s = unpack_take(u, (size_t)n + 1);
+    const char *s = u->bad ? NULL : unpack_take(u, (size_t)n + 1);
     *len = s ? n : 0;
     return s ? s : "";
 }
