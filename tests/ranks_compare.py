@@ -109,34 +109,32 @@ def main():
                                              a.mpirun.split() + ["-np", str(n), a.mpi_spider]
                                              + args + files, 1))
                         turn += 1
+    # the one-process runs first (many split runs share one), then the
+    # split ones, each compared as it ends (their output is not kept)
     singles = {}
-    def single(cmd):
-        key = tuple(cmd)
-        if key not in singles:
-            singles[key] = run(cmd)
-        return singles[key]
-    # the one-process runs first (many split runs share one), then the split ones
     with ThreadPoolExecutor(a.jobs) as ex:
         for key, res in zip(sorted({tuple(j[1]) for j in jobs}),
                             ex.map(run, sorted({tuple(j[1]) for j in jobs}))):
             singles[key] = res
-        threaded = [j for j in jobs if not j[3]]
-        results = list(ex.map(lambda j: run(j[2]), threaded))
-    results += [run(j[2]) for j in jobs if j[3]]
-    ordered = threaded + [j for j in jobs if j[3]]
-    checks = failures = 0
-    for (what, one, split, _), got in zip(ordered, results):
-        want = single(one)
-        checks += 1
-        if want[0] not in (0, 1, 2, 3):
+
+        def check(job):
+            what, one, split, _ = job
+            want, got = singles[tuple(one)], run(split)
+            if want[0] not in (0, 1, 2, 3):
+                return ("not ok: %s: one process ended with %d: %s" %
+                        (what, want[0], want[2].decode(errors="replace")[-300:]))
+            if got[0] != want[0] or got[1] != want[1]:
+                return ("not ok: %s: exit %d and %d bytes, want exit %d and %d bytes%s" %
+                        (what, got[0], len(got[1]), want[0], len(want[1]),
+                         ": " + got[2].decode(errors="replace")[-300:] if got[2] else ""))
+            return None
+        verdicts = list(ex.map(check, [j for j in jobs if not j[3]]))
+    verdicts += [check(j) for j in jobs if j[3]]
+    checks, failures = len(verdicts), 0
+    for v in verdicts:
+        if v:
             failures += 1
-            print("not ok: %s: one process ended with %d: %s" %
-                  (what, want[0], want[2].decode(errors="replace")[-300:]))
-        elif got[0] != want[0] or got[1] != want[1]:
-            failures += 1
-            print("not ok: %s: exit %d and %d bytes, want exit %d and %d bytes%s" %
-                  (what, got[0], len(got[1]), want[0], len(want[1]),
-                   ": " + got[2].decode(errors="replace")[-300:] if got[2] else ""))
+            print(v)
     print("%d checks, %d failed" % (checks, failures))
     return 1 if failures else 0
 
