@@ -445,7 +445,11 @@ int engine_ranks_serve(engine_run *run, hb_solver_options so)
     hb_answer *verdict = NULL;
     if (rc == 0 && s.n_units) {
         hb_model_add_waits(run->m, run->t, run->o->stop); /* as rank 0 did */
-        slices = hb_model_slices(run->m);
+        if (run->m->incomplete) /* stopped while making them: Φ lacks some
+                                   clauses, so nothing is asked (as on rank 0) */
+            s.n_units = 0;
+        else
+            slices = hb_model_slices(run->m);
     }
     if (rc == 0)
         rc = solve_share(run, &s, slices, NULL, so, &verdict, err, sizeof err);
