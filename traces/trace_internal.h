@@ -72,6 +72,10 @@ size_t regular_files_from(const char *const *paths, size_t i, size_t n);
 int list_directory(const char *path, char ***names, uint32_t *n,
                    void (*skipped)(void *arg, const char *what), void *arg,
                    char *err, size_t err_len);
+/* Whether path, not a regular file's run (regular_files_from()) nor
+ * "-", is a directory (1) or a regular file (0); -1 with the message
+ * when it cannot be read or is neither (a FIFO, a device). */
+int path_is_directory(const char *path, char *err, size_t err_len);
 /* Frees ls->seen; on TRACE_OK derives the trace into *out (an empty one
  * not stopped is an error), else frees it.  Returns rc or TRACE_ERR. */
 int load_finish(load_state *ls, int rc, trace **out);

@@ -205,7 +205,6 @@ static uint32_t add_file(trace *t, const char *name, uint32_t *cap)
     return t->n_files++;
 }
 
-
 /* Reads the events of r's text (its window set up) as file `name`. */
 static int load_text(load_state *ls, const char *name, reader *r)
 {
@@ -309,8 +308,6 @@ static int load_file(load_state *ls, const char *path)
  * events), prints their warnings, and stops at the first that failed: the
  * same trace, messages and order as reading them one by one.  Workers stay
  * at most LOAD_AHEAD files ahead of the merge. */
-
-
 
 struct file_pool {
     const trace_options *opts;
@@ -631,6 +628,24 @@ static int load_directory(load_state *ls, const char *path)
     return rc;
 }
 
+int path_is_directory(const char *path, char *err, size_t err_len)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        snprintf(err, err_len, "%s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    if (S_ISDIR(st.st_mode))
+        return 1;
+    if (S_ISREG(st.st_mode))
+        return 0;
+    /* a FIFO would block until a writer comes, a device may never end:
+     * only standard input ("-") is read as a stream */
+    snprintf(err, err_len, "%s: not a regular file (a FIFO, device or "
+             "socket); give a stream as '-' on standard input", path);
+    return -1;
+}
+
 int load_finish(load_state *ls, int rc, trace **out)
 {
     free(ls->seen);
@@ -672,28 +687,16 @@ int trace_load(const char *const *paths, size_t n_paths,
                      .err = err, .err_len = err_len};
     int rc = TRACE_OK;
     for (size_t i = 0; i < n_paths && rc == TRACE_OK; i++) {
-        struct stat st;
         size_t run = regular_files_from(paths, i, n_paths);
         if (run) { /* read together, in parallel when several */
             rc = load_files(&ls, (char *const *)paths + i, run);
             i += run - 1;
         } else if (strcmp(paths[i], "-") == 0) {
             rc = load_file(&ls, paths[i]);
-        } else if (stat(paths[i], &st) != 0) {
-            snprintf(err, err_len, "%s: cannot open: %s", paths[i],
-                     strerror(errno));
-            rc = TRACE_ERR;
-        } else if (S_ISDIR(st.st_mode)) {
-            rc = load_directory(&ls, paths[i]);
-        } else if (!S_ISREG(st.st_mode)) {
-            /* a FIFO would block until a writer comes, a device may never
-             * end: only standard input ("-") is read as a stream */
-            snprintf(err, err_len, "%s: not a regular file (a FIFO, device "
-                     "or socket); give a stream as '-' on standard input",
-                     paths[i]);
-            rc = TRACE_ERR;
         } else {
-            rc = load_file(&ls, paths[i]);
+            int dir = path_is_directory(paths[i], err, err_len);
+            rc = dir < 0 ? TRACE_ERR : dir ? load_directory(&ls, paths[i])
+                                           : load_file(&ls, paths[i]);
         }
     }
     return load_finish(&ls, rc, out);

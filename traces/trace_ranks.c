@@ -18,7 +18,6 @@
 #include "../util/comm.h"
 #include "../util/pack.h"
 
-#include <errno.h>
 #include <unistd.h>
 
 typedef enum step_kind {
@@ -70,7 +69,6 @@ static int plan_path(load_plan *p, const char *const *paths, size_t *i,
 {
     char msg[8192];
     const char *path = paths[*i];
-    struct stat st;
     size_t run = regular_files_from(paths, *i, n);
     if (run) {
         for (size_t k = 0; k < run; k++)
@@ -78,12 +76,17 @@ static int plan_path(load_plan *p, const char *const *paths, size_t *i,
         *i += run - 1;
         return 0;
     }
-    if (strcmp(path, "-") == 0) {
+    int dir = -1;
+    if (strcmp(path, "-") == 0)
         snprintf(msg, sizeof msg, "standard input: a split run reads files "
                  "only");
-    } else if (stat(path, &st) != 0) {
-        snprintf(msg, sizeof msg, "%s: cannot open: %s", path, strerror(errno));
-    } else if (S_ISDIR(st.st_mode)) {
+    else
+        dir = path_is_directory(path, msg, sizeof msg);
+    if (dir == 0) { /* a file, though not regular_files_from()'s a moment ago */
+        plan_file(p, path);
+        return 0;
+    }
+    if (dir == 1) {
         char **names;
         uint32_t k;
         int rc = list_directory(path, &names, &k, plan_skipped, p, msg,
@@ -95,9 +98,6 @@ static int plan_path(load_plan *p, const char *const *paths, size_t *i,
         free(names);
         if (rc == TRACE_OK)
             return 0;
-    } else {
-        snprintf(msg, sizeof msg, "%s: not a regular file (a FIFO, device or "
-                 "socket); give a stream as '-' on standard input", path);
     }
     plan_add(p, STEP_ERROR, 0, msg);
     return -1;
@@ -234,6 +234,14 @@ static int part_unpack(const char *buf, size_t len, file_job *job,
 
 /* ---- the load --------------------------------------------------------- */
 
+/* A collective operation failed (MPI's): TRACE_ERR, said in err. */
+static int ranks_lost(char *err, size_t err_len)
+{
+    snprintf(err, err_len, "the ranks of the job lost each other (a "
+             "collective operation failed)");
+    return TRACE_ERR;
+}
+
 /* Whether every rank planned the same; when not, the message of each. */
 static int plans_agree(comm *c, const load_plan *p, char *err, size_t err_len,
                        int *elsewhere)
@@ -259,7 +267,7 @@ static int plans_agree(comm *c, const load_plan *p, char *err, size_t err_len,
     }
     return 0;
 lost:
-    snprintf(err, err_len, "the ranks of the job lost each other (MPI failed)");
+    ranks_lost(err, err_len);
     return 0;
 }
 
@@ -293,9 +301,7 @@ static int load_part(load_state *ls, comm *c, const load_step *s,
             __atomic_fetch_add(ls->opts->bytes_read, s->size, __ATOMIC_RELAXED);
     }
     if (rc != 0) {
-        snprintf(ls->err, ls->err_len, "the ranks of the job lost each other "
-                 "(MPI failed)");
-        rc = TRACE_ERR;
+        rc = ranks_lost(ls->err, ls->err_len);
     } else if (merging) {
         rc = merge_job(ls, job);
     } else if ((rc = job->rc) != TRACE_OK) {
@@ -372,9 +378,7 @@ int trace_load_ranks(const char *const *paths, size_t n_paths,
     }
     if (plan_deal(&plan, c) != 0) {
         plan_free(&plan);
-        snprintf(err, err_len, "the ranks of the job lost each other (MPI "
-                 "failed)");
-        return TRACE_ERR;
+        return ranks_lost(err, err_len);
     }
     int merging = !root_only || comm_rank(c) == 0;
     load_state ls = {.t = xcalloc(1, sizeof(trace)), .opts = opts,

@@ -296,10 +296,8 @@ static int load_trace(const char *const *paths, size_t n_paths,
     if (comm_size(world) > 1)
         return trace_load_ranks(paths, n_paths, opts, world, 0, t, err,
                                 err_len);
-    int from_stdin = 0; /* one process may read it; split, no rank could */
-    for (size_t i = 0; i < n_paths; i++)
-        from_stdin |= strcmp(paths[i], "-") == 0;
-    if (ranks < 2 || from_stdin)
+    /* standard input: one process may read it, no rank of a split could */
+    if (ranks < 2 || reads_stdin((char **)paths, (int)n_paths))
         return trace_load(paths, n_paths, opts, t, err, err_len);
     thread_load l = {paths, n_paths, opts, NULL, TRACE_ERR, err, err_len};
     comm_threads_run(ranks, load_rank, &l);

@@ -143,27 +143,33 @@ int engine_ranks_generate(engine_run *run, comm *c)
 
 /* ---- Z3's work over the ranks ------------------------------------------------ */
 
-/* One rank's units as they come over: its candidates' queries (two
- * places each), what the shortcuts proved of them, and the units. */
+/* One rank's units as they come over: its candidates' queries, what the
+ * shortcuts proved of them (qa[2c + k], the pool's query answers), and
+ * the units. */
+typedef struct share_cand {
+    uint32_t global;                 /* its index on rank 0 */
+    uint32_t nq;
+    hb_query q[2];
+} share_cand;
+
 typedef struct z3_share {
-    uint32_t n;                      /* candidates */
-    uint32_t *global;                /* each one's index on rank 0 */
-    uint8_t *nq;
-    hb_query *q;                     /* q[2c + k] */
-    hb_answer *qa;                   /* qa[2c + k] */
-    uint32_t n_units;
+    share_cand *cand;
+    uint32_t n, cand_cap;
+    hb_answer *qa;
+    uint32_t qa_cap;
     uint32_t *unit_start;            /* n_units + 1 */
     uint8_t *stop;
+    uint32_t n_units, start_cap, stop_cap;
 } z3_share;
 
 static unsigned share_n(const void *ctx, uint32_t c)
 {
-    return ((const z3_share *)ctx)->nq[c];
+    return ((const z3_share *)ctx)->cand[c].nq;
 }
 
 static hb_query share_get(const void *ctx, uint32_t c, unsigned k)
 {
-    return ((const z3_share *)ctx)->q[2 * (size_t)c + k];
+    return ((const z3_share *)ctx)->cand[c].q[k];
 }
 
 static size_t share_id(const void *ctx, uint32_t c, unsigned k)
@@ -206,78 +212,56 @@ static void pack_work(const solve_work *w, const hb_answer *qa, unsigned ranks,
     free(size);
 }
 
-/* This rank's units of the packed work.  0, or -1 when it is cut short
- * or names more than two queries a candidate. */
-static int unpack_work(const void *data, size_t len, unsigned rank,
-                       z3_share *s)
+static void share_free(z3_share *s)
+{
+    free(s->cand);
+    free(s->qa);
+    free(s->unit_start);
+    free(s->stop);
+    memset(s, 0, sizeof *s);
+}
+
+/* This rank's units of the packed work.  0, or -1 (and nothing) when it
+ * is cut short or names more than two queries a candidate. */
+static int share_of(const void *data, size_t len, unsigned rank, z3_share *s)
 {
     unpack u = unpack_of(data, len);
     memset(s, 0, sizeof *s);
-    uint32_t units = unpack_u32(&u), cap = 0, ucap = 0;
+    uint32_t units = unpack_u32(&u);
     for (uint32_t i = 0; i < units && !u.bad; i++) {
         uint32_t owner = unpack_u32(&u), stop = unpack_u32(&u);
         uint32_t n = unpack_u32(&u);
-        if (owner == rank) {
-            ALLOC_GROW(s->unit_start, s->n_units + 2, ucap);
-            s->stop = xrealloc_array(s->stop, ucap, sizeof *s->stop);
+        int mine = owner == rank;
+        if (mine) {
+            ALLOC_GROW(s->unit_start, s->n_units + 2, s->start_cap);
+            ALLOC_GROW(s->stop, s->n_units + 1, s->stop_cap);
             s->stop[s->n_units] = (uint8_t)stop;
             s->unit_start[s->n_units++] = s->n;
         }
         for (uint32_t j = 0; j < n && !u.bad; j++) {
-            uint32_t c = unpack_u32(&u), nq = unpack_u32(&u);
-            if (nq > 2) {
-                u.bad = 1;
-                break;
-            }
-            hb_query q[2];
+            share_cand c = {.global = unpack_u32(&u), .nq = unpack_u32(&u)};
             int32_t a[2];
-            for (unsigned k = 0; k < nq; k++) {
-                unpack_get(&u, &q[k], sizeof q[k]);
+            if (c.nq > 2)
+                u.bad = 1;
+            for (unsigned k = 0; k < c.nq && !u.bad; k++) {
+                unpack_get(&u, &c.q[k], sizeof c.q[k]);
                 unpack_get(&u, &a[k], sizeof a[k]);
             }
-            if (owner != rank)
+            if (!mine || u.bad)
                 continue;
-            if (s->n == cap) {
-                cap = cap ? 2 * cap : 64;
-                s->global = xrealloc_array(s->global, cap, sizeof *s->global);
-                s->nq = xrealloc_array(s->nq, cap, sizeof *s->nq);
-                s->q = xrealloc_array(s->q, 2 * (size_t)cap, sizeof *s->q);
-                s->qa = xrealloc_array(s->qa, 2 * (size_t)cap, sizeof *s->qa);
-            }
-            s->global[s->n] = c;
-            s->nq[s->n] = (uint8_t)nq;
-            for (unsigned k = 0; k < nq; k++) {
-                s->q[2 * (size_t)s->n + k] = q[k];
-                s->qa[2 * (size_t)s->n + k] = (hb_answer)a[k];
-            }
-            s->n++;
+            ALLOC_GROW(s->cand, s->n + 1, s->cand_cap);
+            ALLOC_GROW(s->qa, 2 * s->n + 2, s->qa_cap);
+            for (unsigned k = 0; k < c.nq; k++)
+                s->qa[2 * s->n + k] = (hb_answer)a[k];
+            s->cand[s->n++] = c;
         }
     }
     if (s->unit_start)
         s->unit_start[s->n_units] = s->n;
-    return u.bad ? -1 : 0;
-}
-
-static void share_free(z3_share *s);
-
-/* unpack_work(), and nothing on failure. */
-static int share_of(const void *data, size_t len, unsigned rank, z3_share *s)
-{
-    if (unpack_work(data, len, rank, s) == 0)
+    if (!u.bad)
         return 0;
     share_free(s);
-    memset(s, 0, sizeof *s);
     return -1;
-}
-
-static void share_free(z3_share *s)
-{
-    free(s->global);
-    free(s->nq);
-    free(s->q);
-    free(s->qa);
-    free(s->unit_start);
-    free(s->stop);
 }
 
 /* Decides this rank's share with its pool; the verdicts into *verdict
@@ -297,9 +281,12 @@ static int solve_share(const engine_run *run, z3_share *s, const uint32_t *slice
                     .n_units = s->n_units, .stop_at_sat = s->stop,
                     .slices = slices, .may_leave = run->o->abandoned != NULL,
                     .premade = premade};
-    int rc = s->n_units ? solve_all(run->m, &w, s->qa, *verdict, run->o->jobs,
-                                    so, err, err_len)
-                        : (hb_solver_free(premade), 0);
+    int rc = 0;
+    if (s->n_units)
+        rc = solve_all(run->m, &w, s->qa, *verdict, run->o->jobs, so, err,
+                       err_len);
+    else
+        hb_solver_free(premade); /* solve_all() would have owned it */
     if (rc == 1) /* a worker left in Z3 may read the order: it stays */
         return rc;
     free(order);
@@ -315,7 +302,7 @@ static void pack_verdicts(int rc, const char *err, const z3_share *s,
     pack_u32(out, s->n);
     for (uint32_t c = 0; c < s->n; c++) {
         int32_t v = verdict[c];
-        pack_u32(out, s->global[c]);
+        pack_u32(out, s->cand[c].global);
         pack_put(out, &v, sizeof v);
     }
 }
@@ -396,7 +383,7 @@ int engine_ranks_solve(engine_run *run, const solve_work *w,
     hb_answer *mine;
     rc = solve_share(run, &s, w->slices, w->premade, so, &mine, err, err_len);
     for (uint32_t i = 0; i < s.n; i++)
-        verdict[s.global[i]] = mine[i];
+        verdict[s.cand[i].global] = mine[i];
     pack_verdicts(rc, "", &s, mine, &back);
     comm_parts parts;
     memset(&parts, 0, sizeof parts);
