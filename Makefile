@@ -36,7 +36,7 @@ MANDIR = $(PREFIX)/share/man/man1
 DOCDIR = $(PREFIX)/share/doc/spider
 OBJ ?= build
 
-LIB_SRC = util/alloc.c util/clock.c util/text.c util/graph.c util/comm.c util/comm_threads.c traces/trace_load.c traces/trace_ranks.c traces/trace_reader.c traces/trace_event.c traces/json_arena.c traces/trace_intern.c traces/trace_derive.c \
+LIB_SRC = util/alloc.c util/clock.c util/text.c util/graph.c util/comm.c util/comm_threads.c traces/trace_load.c traces/trace_ranks.c traces/trace_share.c traces/trace_reader.c traces/trace_event.c traces/json_arena.c traces/trace_intern.c traces/trace_derive.c \
           prune/prune.c \
           encode/encode.c encode/encode_z3.c encode/encode_z3_core.c encode/encode_smt2.c encode/encode_slice.c encode/encode_query.c encode/encode_waits.c encode/encode_explain.c encode/encode_build.c \
           spider/engine/engine.c spider/engine/engine_group.c spider/engine/engine_decide.c spider/engine/engine_analyse.c spider/engine/engine_shortcut.c spider/engine/shortcut_graph.c spider/engine/shortcut_clocks.c spider/engine/hb_order.c spider/engine/engine_schedule.c spider/engine/schedule_ahead.c spider/engine/engine_pool.c \
@@ -53,9 +53,10 @@ LIB_SRC = util/alloc.c util/clock.c util/text.c util/graph.c util/comm.c util/co
 # the .d files -MMD writes)
 LIB_OBJ = $(LIB_SRC:%.c=$(OBJ)/%.o)
 
-BINS = bin/spider bin/cyclon-trace bin/json-baseline bin/gen-trace bin/check-smt2
+BINS = bin/spider bin/cyclon-trace bin/json-baseline bin/gen-trace bin/check-smt2 \
+       bin/check-share
 ifeq ($(MPI),1)
-BINS += bin/spider-mpi
+BINS += bin/spider-mpi bin/check-share-mpi
 endif
 TEST_BINS = tests/bin/test_trace tests/bin/test_prune tests/bin/test_waits \
             tests/bin/test_schedule tests/bin/test_graph tests/bin/test_decide \
@@ -101,7 +102,7 @@ DEP_FILES = $(patsubst %.c,$(OBJ)/%.d,$(LIB_SRC) spider/cli/main.c \
             spider/cli/spider.c spider/cli/spider_mpi.c util/comm_mpi.c \
             benchmarks/cyclon_trace.c benchmarks/json_baseline.c \
             tests/gen_trace.c tests/gen_trace_rng.c tests/gen_trace_sim.c \
-            tests/gen_trace_out.c tests/gen_trace_locks.c tests/check_smt2.c tests/test_trace.c tests/test_prune.c tests/test_waits.c \
+            tests/gen_trace_out.c tests/gen_trace_locks.c tests/check_smt2.c tests/check_share.c tests/check_share_mpi.c tests/test_trace.c tests/test_prune.c tests/test_waits.c \
             tests/test_schedule.c tests/test_graph.c tests/test_decide.c tests/test_comm.c)
 $(DEP_FILES):
 
@@ -128,6 +129,16 @@ bin/spider-mpi: $(MPI_OBJ) $(OBJ)/spider/cli/main.o $(OBJ)/libspider.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ $(MPI_LIBS) $(LDLIBS)
 
+# the share loader's check on the ranks of an MPI job (tests/check_share.c)
+$(OBJ)/tests/check_share_mpi.o: tests/check_share.c $(OBJ)/tests/check_share_mpi.d | $(DEPS_STEP)
+	@mkdir -p $(dir $@)
+	$(CC) $(MPI_CFLAGS) $(PKG_CFLAGS) $(CFLAGS) -DCHECK_SHARE_MPI $(DEPFLAGS) -c -o $@ $<
+bin/check-share-mpi: $(OBJ)/tests/check_share_mpi.o $(OBJ)/util/comm_mpi.o $(OBJ)/libspider.a
+	@pkg-config --exists mpi-c || { echo "spider: bin/check-share-mpi needs MPI:" \
+	    "run 'make deps' (installs Debian's Open MPI)" >&2; exit 1; }
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $^ $(MPI_LIBS) $(LDLIBS)
+
 bin/cyclon-trace: $(OBJ)/benchmarks/cyclon_trace.o
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^
@@ -143,6 +154,10 @@ bin/gen-trace: $(OBJ)/tests/gen_trace.o $(OBJ)/tests/gen_trace_rng.o \
 	$(CC) $(CFLAGS) -o $@ $^ -lm
 
 bin/check-smt2: $(OBJ)/tests/check_smt2.o $(OBJ)/libspider.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+bin/check-share: $(OBJ)/tests/check_share.o $(OBJ)/libspider.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -172,7 +187,7 @@ NPROC := $(shell nproc 2>/dev/null || echo 1)
 
 # what is missing (the z3 command, a JDK) skips the scripts that need it
 test:
-	@$(MAKE) --no-print-directory -j$(NPROC) all $(TEST_BINS) $(if $(HAVE_MPI),bin/spider-mpi)
+	@$(MAKE) --no-print-directory -j$(NPROC) all $(TEST_BINS) $(if $(HAVE_MPI),bin/spider-mpi bin/check-share-mpi)
 	@QUICK=1 JOBS=$(NPROC) ./tests/run-all
 
 # The sanitized binaries are built while the release pass runs, at the
@@ -180,7 +195,7 @@ test:
 # both cores, had they waited for the pass to end)
 check: deps
 	@$(MAKE) --no-print-directory -j$(NPROC) all $(TEST_BINS) \
-	    $(if $(shell pkg-config --exists mpi-c 2>/dev/null && echo 1),bin/spider-mpi)
+	    $(if $(shell pkg-config --exists mpi-c 2>/dev/null && echo 1),bin/spider-mpi bin/check-share-mpi)
 	@mkdir -p build-san; \
 	    nice -n 19 $(MAKE) --no-print-directory san-bins >build-san/build.log 2>&1 & san=$$!; \
 	    JOBS=$(NPROC) ./tests/run-all; rc=$$?; \

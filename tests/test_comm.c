@@ -1,13 +1,15 @@
 /*
  * test_comm.c — unit tests of what a split run's ranks share
  * (util/comm.h, util/pack.h): how work is dealt out by size, the
- * threads back end's broadcast from any rank and gather, and bytes
+ * threads back end's broadcast from any rank, gather and exchange, and bytes
  * packed and read back.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "../util/comm.h"
@@ -40,6 +42,58 @@ static void deal_spreads_empty_pieces_and_one_rank_takes_all(void **state)
     for (uint32_t i = 0; i < 4; i++)
         assert_int_equal(owner[i], 0);
     comm_deal(none, 0, 3, owner); /* nothing to deal */
+}
+
+static void deal_onto_counts_the_load_already_there(void **state)
+{
+    (void)state;
+    const uint64_t size[] = {3, 3};
+    uint64_t load[2] = {10, 0};
+    uint32_t owner[2];
+    comm_deal_onto(size, 2, 2, load, owner); /* rank 1 has less: both */
+    assert_int_equal(owner[0], 1);
+    assert_int_equal(owner[1], 1);
+    assert_int_equal(load[0], 10);
+    assert_int_equal(load[1], 8);
+}
+
+/* Each rank sends rank d the bytes "s>d" repeated s + d times (none
+ * from a rank to itself when s == d == 0). */
+static void exchange_body(comm *c, void *arg)
+{
+    int *wrong = arg;
+    unsigned n = comm_size(c), r = comm_rank(c);
+    assert_true(n <= 3);
+    char *out[3] = {0};
+    size_t len[3] = {0};
+    for (unsigned d = 0; d < n; d++) {
+        len[d] = 3 * (r + d);
+        out[d] = malloc(len[d] + 1);
+        for (size_t k = 0; k < len[d]; k += 3)
+            memcpy(out[d] + k, (char[]){(char)('0' + r), '>', (char)('0' + d)}, 3);
+    }
+    comm_parts in;
+    assert_int_equal(comm_exchange(c, (const void *const *)out, len, &in), 0);
+    assert_int_equal(in.n, n);
+    for (unsigned s = 0; s < n; s++) {
+        if (in.len[s] != 3 * (s + r))
+            (*wrong)++;
+        for (size_t k = 0; k + 3 <= in.len[s]; k += 3)
+            if (memcmp((char *)in.data[s] + k,
+                       (char[]){(char)('0' + s), '>', (char)('0' + r)}, 3))
+                (*wrong)++;
+    }
+    comm_parts_free(&in);
+    for (unsigned d = 0; d < n; d++)
+        free(out[d]);
+}
+
+static void threads_exchange_gives_each_rank_its_bytes(void **state)
+{
+    (void)state;
+    int wrong = 0;
+    assert_int_equal(comm_threads_run(3, exchange_body, &wrong), 0);
+    assert_int_equal(wrong, 0);
 }
 
 typedef struct seen {
@@ -114,7 +168,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(deal_gives_the_largest_first_to_the_least_loaded),
         cmocka_unit_test(deal_spreads_empty_pieces_and_one_rank_takes_all),
+        cmocka_unit_test(deal_onto_counts_the_load_already_there),
         cmocka_unit_test(threads_broadcast_from_any_rank_and_gather),
+        cmocka_unit_test(threads_exchange_gives_each_rank_its_bytes),
         cmocka_unit_test(pack_reads_back_what_it_put_and_says_when_short),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -204,6 +204,45 @@ int trace_load_ranks(const char *const *paths, size_t n_paths,
                      const trace_options *opts, struct comm *c, int root_only,
                      trace **out, char *err, size_t err_len);
 
+/* A rank's share of a split run's trace (trace_load_share()).  Nodes
+ * are owned by ranks, each node by one; the share holds the events of
+ * the rank's own nodes and, of the other nodes, the message endpoints
+ * that may match its own: every SND of a message id one of its RCVs
+ * names, every RCV of a message id one of its SNDs names, and, for TCP
+ * byte streams, every SND or RCV on a channel its own events use from
+ * the other side.  Its events are in the whole trace's order. */
+typedef struct trace_share {
+    trace *t;              /* derived as trace_load() derives a trace; its
+                              own threads' pos and input_index are the
+                              whole trace's, and so is every endpoint's
+                              input_index (not its pos); its stats and
+                              matches are the share's own (warnings of
+                              the derived facts are counted, not printed) */
+    uint32_t *global;      /* t's event i is the whole trace's global[i] */
+    uint8_t *foreign;      /* t's event i is another rank's endpoint */
+    uint32_t n_events;     /* events in the whole trace */
+    uint32_t n_nodes;      /* nodes in the whole trace */
+    uint32_t *node_owner;  /* the whole trace's nodes in order of first
+                              appearance: the rank of each */
+    trace_stats whole;     /* of reading every file: kinds, skipped events
+                              and files, cut-off files, warnings */
+} trace_share;
+
+/* Every rank of c (util/comm.h) reads its share of `paths` (called by
+ * every rank alike).  The files are dealt out by size and each is read
+ * by one rank, then the nodes are dealt out: a node whose files hold
+ * no other node stays with the rank that read them when that is one
+ * rank, the others go by events to the ranks with the fewest; each
+ * file's events go to their nodes' owners and to the ranks whose events
+ * they may match.  Rank 0 prints the files' warnings (opts->warnings) in
+ * order, as trace_load() does, but not the derived facts' warnings.  On
+ * error every rank returns TRACE_ERR with the message trace_load() gives
+ * (or, when the ranks' paths differ, as trace_load_ranks() says). */
+int trace_load_share(const char *const *paths, size_t n_paths,
+                     const trace_options *opts, struct comm *c,
+                     trace_share *out, char *err, size_t err_len);
+void trace_share_free(trace_share *s);
+
 /* Same as trace_load(), from one in-memory buffer named `name` (used by tests and fuzzing). */
 int trace_load_buffer(const char *name, const char *data, size_t len,
                       const trace_options *opts, trace **out,

@@ -42,7 +42,8 @@ static int cmp_by_timestamp(const void *a, const void *b, void *ctx)
     return x < y ? -1 : x > y; /* event ids keep the sort stable */
 }
 
-static void build_program_order(trace *t, trace_order order)
+static void build_program_order(trace *t, trace_order order,
+                                const uint8_t *index_given)
 {
     for (uint32_t i = 0; i < t->n_events; i++)
         t->threads[t->events[i].thread].n_events++;
@@ -53,7 +54,8 @@ static void build_program_order(trace *t, trace_order order)
     }
     for (uint32_t i = 0; i < t->n_events; i++) {
         thread_info *th = &t->threads[t->events[i].thread];
-        t->events[i].input_index = th->n_events;
+        if (!index_given || !index_given[i])
+            t->events[i].input_index = th->n_events;
         th->events[th->n_events++] = i;
     }
     for (uint32_t i = 0; i < t->n_threads; i++) {
@@ -430,7 +432,13 @@ static void find_wait_candidates(trace *t)
 
 void trace_derive(trace *t, const trace_options *opts)
 {
-    build_program_order(t, opts->order);
+    trace_derive_keeping(t, opts, NULL);
+}
+
+void trace_derive_keeping(trace *t, const trace_options *opts,
+                          const uint8_t *index_given)
+{
+    build_program_order(t, opts->order, index_given);
     check_joins(t, opts);
     bind_handlers(t, opts);
     match_messages(t, opts);

@@ -117,5 +117,51 @@ file_job *file_pool_wait(file_pool *fp, size_t i);
 void file_pool_merged(file_pool *fp, size_t i, int quit);
 /* Stops the threads and frees the pool and the jobs left. */
 void file_pool_end(file_pool *fp);
+/* Appends part (one file's trace) to ls->t: its file, strings, threads,
+ * objects, channels and events, renumbered.  0 when the events would be
+ * too many. */
+int merge_part(load_state *ls, const trace *part);
+
+/* ---- the plan of a split load (trace_ranks.c), shared with the share
+ * loader (trace_share.c) ---- */
+
+struct comm;
+typedef enum step_kind {
+    STEP_READ,          /* a file: its owner reads it */
+    STEP_READ_ALREADY,  /* a file read before (the same device and inode) */
+    STEP_SKIPPED,       /* a directory's entry that is no file: a warning */
+    STEP_ERROR          /* the load fails here, with this message */
+} step_kind;
+
+typedef struct load_step {
+    step_kind kind;
+    unsigned owner;     /* STEP_READ */
+    uint64_t size;      /* STEP_READ: bytes */
+    char *text;         /* the path, the warning or the message */
+} load_step;
+
+typedef struct load_plan {
+    load_step *steps;
+    uint32_t n, cap;
+    load_state seen;    /* only its list of files seen */
+} load_plan;
+
+/* Plans the load of paths as trace_load() walks them (stops after the
+ * first STEP_ERROR). */
+void plan_make(load_plan *p, const char *const *paths, size_t n);
+void plan_free(load_plan *p);
+/* Whether every rank planned the same; when not, the message of each
+ * (*elsewhere: another rank's path failed, it says why). */
+int plans_agree(struct comm *c, const load_plan *p, char *err,
+                size_t err_len, int *elsewhere);
+/* The files to the ranks by the sizes rank 0 saw (comm_deal()), so that
+ * every rank deals the same.  0, or -1 when the broadcast failed. */
+int plan_deal(load_plan *p, struct comm *c);
+/* A collective operation failed (MPI's): TRACE_ERR, said in err. */
+int ranks_lost(char *err, size_t err_len);
+/* trace_derive(), except that the events flagged in index_given keep
+ * their input_index (NULL: none do). */
+void trace_derive_keeping(trace *t, const trace_options *opts,
+                          const uint8_t *index_given);
 
 #endif

@@ -374,10 +374,7 @@ static void *file_worker(void *arg)
     return NULL;
 }
 
-/* Appends part (one file's trace) to ls->t: its file, strings, threads,
- * objects, channels and events, renumbered.  0 when the events would be
- * too many. */
-static int merge_part(load_state *ls, const trace *part)
+int merge_part(load_state *ls, const trace *part)
 {
     trace *t = ls->t;
     if ((uint64_t)t->n_events + part->n_events > UINT32_MAX - 1)

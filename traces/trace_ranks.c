@@ -20,26 +20,6 @@
 
 #include <unistd.h>
 
-typedef enum step_kind {
-    STEP_READ,          /* a file: its owner reads it */
-    STEP_READ_ALREADY,  /* a file read before (the same device and inode) */
-    STEP_SKIPPED,       /* a directory's entry that is no file: a warning */
-    STEP_ERROR          /* the load fails here, with this message */
-} step_kind;
-
-typedef struct load_step {
-    step_kind kind;
-    unsigned owner;     /* STEP_READ */
-    uint64_t size;      /* STEP_READ: bytes */
-    char *text;         /* the path, the warning or the message */
-} load_step;
-
-typedef struct load_plan {
-    load_step *steps;
-    uint32_t n, cap;
-    load_state seen;    /* only its list of files seen */
-} load_plan;
-
 static void plan_add(load_plan *p, step_kind kind, uint64_t size,
                      const char *text)
 {
@@ -103,7 +83,7 @@ static int plan_path(load_plan *p, const char *const *paths, size_t *i,
     return -1;
 }
 
-static void plan_make(load_plan *p, const char *const *paths, size_t n)
+void plan_make(load_plan *p, const char *const *paths, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         if (plan_path(p, paths, &i, n) != 0)
@@ -112,7 +92,7 @@ static void plan_make(load_plan *p, const char *const *paths, size_t n)
     p->seen.seen = NULL;
 }
 
-static void plan_free(load_plan *p)
+void plan_free(load_plan *p)
 {
     for (uint32_t i = 0; i < p->n; i++)
         free(p->steps[i].text);
@@ -135,7 +115,7 @@ static uint64_t plan_hash(const load_plan *p)
 
 /* The files to the ranks by the sizes rank 0 saw (comm_deal()), so
  * that every rank deals the same.  0, or -1 when the broadcast failed. */
-static int plan_deal(load_plan *p, comm *c)
+int plan_deal(load_plan *p, comm *c)
 {
     uint64_t *size = xmalloc_array(p->n ? p->n : 1, sizeof *size);
     uint32_t *owner = xmalloc_array(p->n ? p->n : 1, sizeof *owner);
@@ -235,7 +215,7 @@ static int part_unpack(const char *buf, size_t len, file_job *job,
 /* ---- the load --------------------------------------------------------- */
 
 /* A collective operation failed (MPI's): TRACE_ERR, said in err. */
-static int ranks_lost(char *err, size_t err_len)
+int ranks_lost(char *err, size_t err_len)
 {
     snprintf(err, err_len, "the ranks of the job lost each other (a "
              "collective operation failed)");
@@ -243,7 +223,7 @@ static int ranks_lost(char *err, size_t err_len)
 }
 
 /* Whether every rank planned the same; when not, the message of each. */
-static int plans_agree(comm *c, const load_plan *p, char *err, size_t err_len,
+int plans_agree(comm *c, const load_plan *p, char *err, size_t err_len,
                        int *elsewhere)
 {
     uint64_t h = plan_hash(p), most = h, least = ~h;

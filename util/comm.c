@@ -40,12 +40,19 @@ static void sort_by_size(const uint64_t *size, uint32_t *idx, uint32_t *tmp,
 void comm_deal(const uint64_t *size, uint32_t n, unsigned ranks,
                uint32_t *owner)
 {
+    uint64_t *load = xcalloc(ranks ? ranks : 1, sizeof *load);
+    comm_deal_onto(size, n, ranks, load, owner);
+    free(load);
+}
+
+void comm_deal_onto(const uint64_t *size, uint32_t n, unsigned ranks,
+                    uint64_t *load, uint32_t *owner)
+{
     uint32_t *idx = xmalloc_array((size_t)n + 1, sizeof *idx);
     uint32_t *tmp = xmalloc_array((size_t)n + 1, sizeof *tmp);
     for (uint32_t i = 0; i < n; i++)
         idx[i] = i;
     sort_by_size(size, idx, tmp, n);
-    uint64_t *load = xcalloc(ranks ? ranks : 1, sizeof *load);
     for (uint32_t i = 0; i < n; i++) {
         unsigned least = 0;
         for (unsigned r = 1; r < ranks; r++)
@@ -54,7 +61,6 @@ void comm_deal(const uint64_t *size, uint32_t n, unsigned ranks,
         owner[idx[i]] = least;
         load[least] += size[idx[i]] + 1;
     }
-    free(load);
     free(tmp);
     free(idx);
 }

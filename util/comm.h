@@ -14,7 +14,7 @@
  *
  * Ownership: a comm belongs to the back end that made it
  * (comm_threads_run(), comm_mpi_world()); what comm_gather() returns is
- * the caller's (comm_parts_free()).  Failure: an operation returns -1
+ * the caller's (comm_parts_free()), as is what comm_exchange() returns.  Failure: an operation returns -1
  * only when the back end reports an error (MPI's); allocation failure
  * ends the run (util/alloc.h).
  */
@@ -38,6 +38,8 @@ typedef struct comm_ops {
     int (*gather)(comm *c, const void *data, size_t len, comm_parts *out);
     int (*broadcast)(comm *c, unsigned root, void *data, size_t len);
     int (*reduce_max)(comm *c, uint64_t *value);
+    int (*exchange)(comm *c, const void *const *data, const size_t *len,
+                    comm_parts *out);
 } comm_ops;
 
 struct comm {
@@ -77,6 +79,15 @@ static inline int comm_reduce_max(comm *c, uint64_t *value)
     return c->ops->reduce_max(c, value);
 }
 
+/* All to all: rank r's data[d] (len[d] bytes) goes to rank d, for every
+ * d, and *out on every rank holds what each rank sent it: out->data[s]
+ * from rank s (its own data[r] among them).  Returns 0, or -1. */
+static inline int comm_exchange(comm *c, const void *const *data,
+                                const size_t *len, comm_parts *out)
+{
+    return c->ops->exchange(c, data, len, out);
+}
+
 void comm_parts_free(comm_parts *p);
 
 /* Deals n pieces of work out to `ranks` ranks by size: the largest first
@@ -85,6 +96,10 @@ void comm_parts_free(comm_parts *p);
  * deals the same.  owner[i] is piece i's rank. */
 void comm_deal(const uint64_t *size, uint32_t n, unsigned ranks,
                uint32_t *owner);
+/* The same onto ranks that have load[r] already (updated as pieces are
+ * dealt). */
+void comm_deal_onto(const uint64_t *size, uint32_t n, unsigned ranks,
+                    uint64_t *load, uint32_t *owner);
 
 /* The threads back end: runs fn(comm, arg) on n ranks, rank 0 in the
  * calling thread and ranks 1 .. n-1 in threads of their own, and returns

@@ -9,6 +9,7 @@
 #include "alloc.h"
 
 #include <mpi.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum { PIECE = 1 << 30 };
@@ -85,7 +86,62 @@ static int mpi_reduce_max(comm *c, uint64_t *value)
                          MPI_COMM_WORLD) == MPI_SUCCESS ? 0 : -1;
 }
 
-static const comm_ops mpi_ops = {mpi_gather, mpi_broadcast, mpi_reduce_max};
+/* len bytes at `out` to rank `to` while recv_len bytes come from rank
+ * `from` into in, each in pieces: as many messages as pieces, none for
+ * no bytes (a receive of nothing would still wait for a message). */
+static int swap_bytes(const char *out, size_t len, int to, char *in,
+                      size_t recv_len, int from)
+{
+    size_t n_out = (len + PIECE - 1) / PIECE, n_in = (recv_len + PIECE - 1) / PIECE;
+    MPI_Request *req = xcalloc(n_out + n_in + 1, sizeof *req);
+    int rc = 0;
+    size_t k = 0;
+    for (size_t at = 0; at < recv_len && rc == 0; at += PIECE, k++)
+        rc = MPI_Irecv(in + at, (int)(recv_len - at < PIECE ? recv_len - at : PIECE),
+                       MPI_BYTE, from, 1, MPI_COMM_WORLD, &req[k]) != MPI_SUCCESS;
+    for (size_t at = 0; at < len && rc == 0; at += PIECE, k++)
+        rc = MPI_Isend(out + at, (int)(len - at < PIECE ? len - at : PIECE),
+                       MPI_BYTE, to, 1, MPI_COMM_WORLD, &req[k]) != MPI_SUCCESS;
+    if (rc == 0 && k)
+        rc = MPI_Waitall((int)k, req, MPI_STATUSES_IGNORE) != MPI_SUCCESS;
+    free(req);
+    return rc ? -1 : 0;
+}
+
+/* The lengths all to all, then the bytes with one pair of ranks at a
+ * time (rank r sends to r + k while it receives from r - k): no copy of
+ * what is sent, and no count above an int. */
+static int mpi_exchange(comm *c, const void *const *data, const size_t *len,
+                        comm_parts *out)
+{
+    unsigned n = c->size, r = c->rank;
+    uint64_t *send_len = xcalloc(n, sizeof *send_len);
+    uint64_t *recv_len = xcalloc(n, sizeof *recv_len);
+    for (unsigned d = 0; d < n; d++)
+        send_len[d] = len[d];
+    int rc = MPI_Alltoall(send_len, 1, MPI_UINT64_T, recv_len, 1,
+                          MPI_UINT64_T, MPI_COMM_WORLD) == MPI_SUCCESS ? 0 : -1;
+    out->n = n;
+    out->data = xcalloc(n, sizeof *out->data);
+    out->len = xcalloc(n, sizeof *out->len);
+    for (unsigned s = 0; s < n; s++) {
+        out->len[s] = rc == 0 ? (size_t)recv_len[s] : 0;
+        out->data[s] = xmalloc(out->len[s] + 1);
+    }
+    if (rc == 0 && len[r])
+        memcpy(out->data[r], data[r], len[r]);
+    for (unsigned k = 1; k < n && rc == 0; k++) {
+        unsigned to = (r + k) % n, from = (r + n - k) % n;
+        rc = swap_bytes(data[to], len[to], (int)to, out->data[from],
+                        out->len[from], (int)from);
+    }
+    free(send_len);
+    free(recv_len);
+    return rc;
+}
+
+static const comm_ops mpi_ops = {mpi_gather, mpi_broadcast, mpi_reduce_max,
+                                 mpi_exchange};
 
 comm *comm_mpi_world(int *argc, char ***argv)
 {

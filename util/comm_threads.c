@@ -16,6 +16,8 @@ typedef struct meeting {
     const void **slot;               /* by rank: what it offers */
     size_t *len;
     uint64_t *value;
+    const void *const **offer;       /* by rank: comm_exchange()'s data */
+    const size_t **offer_len;
 } meeting;
 
 typedef struct rank_start {
@@ -73,8 +75,29 @@ static int threads_reduce_max(comm *c, uint64_t *value)
     return 0;
 }
 
+static int threads_exchange(comm *c, const void *const *data,
+                            const size_t *len, comm_parts *out)
+{
+    meeting *m = c->impl;
+    m->offer[c->rank] = data;
+    m->offer_len[c->rank] = len;
+    pthread_barrier_wait(&m->barrier);
+    out->n = c->size;
+    out->data = xcalloc(c->size, sizeof *out->data);
+    out->len = xcalloc(c->size, sizeof *out->len);
+    for (unsigned s = 0; s < c->size; s++) {
+        size_t n = m->offer_len[s][c->rank];
+        out->len[s] = n;
+        out->data[s] = xmalloc(n + 1);
+        if (n)
+            memcpy(out->data[s], m->offer[s][c->rank], n);
+    }
+    pthread_barrier_wait(&m->barrier);
+    return 0;
+}
+
 static const comm_ops threads_ops = {threads_gather, threads_broadcast,
-                                     threads_reduce_max};
+                                     threads_reduce_max, threads_exchange};
 
 static void *rank_main(void *p)
 {
@@ -89,6 +112,8 @@ int comm_threads_run(unsigned n, comm_rank_fn fn, void *arg)
     m.slot = xcalloc(n, sizeof *m.slot);
     m.len = xcalloc(n, sizeof *m.len);
     m.value = xcalloc(n, sizeof *m.value);
+    m.offer = xcalloc(n, sizeof *m.offer);
+    m.offer_len = xcalloc(n, sizeof *m.offer_len);
     rank_start *start = xcalloc(n, sizeof *start);
     pthread_t *thread = xcalloc(n, sizeof *thread);
     pthread_barrier_init(&m.barrier, NULL, n);
@@ -108,5 +133,7 @@ int comm_threads_run(unsigned n, comm_rank_fn fn, void *arg)
     free(m.slot);
     free(m.len);
     free(m.value);
+    free(m.offer);
+    free(m.offer_len);
     return 0;
 }

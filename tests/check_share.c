@@ -1,0 +1,426 @@
+/*
+ * check_share.c — bin/check-share: trace_load_share() against
+ * trace_load().  Loads PATH... whole, then as the shares of --ranks=N
+ * ranks (threads acting as ranks), and checks that
+ *   - the shares' own events are the whole trace's, each once, a node's
+ *     all on one rank, in the whole trace's order;
+ *   - every event of a share is the whole trace's global[i], field by
+ *     field (strings compared as text), and an own event's program
+ *     order, handler, match and wait candidates are the whole trace's;
+ *   - every endpoint a rank's own events match is in its share;
+ *   - a load that fails fails alike, with trace_load()'s message.
+ * Prints one line per rank (own events, endpoints) and "ok", or what
+ * differs with exit status 1; 2 on bad usage.
+ *
+ * Built with MPI (bin/check-share-mpi, CHECK_SHARE_MPI), it runs on the
+ * ranks of `mpirun -np N`: each rank checks its own share against the
+ * whole trace it loads too (what only the set of shares shows, that
+ * each event is in one, is left to the threads); with --measure it
+ * loads its share alone and prints its peak resident memory, and with
+ * --measure --whole the whole trace alone (trace_load()), to compare.
+ */
+#include "../traces/trace.h"
+#include "../util/alloc.h"
+#include "../util/comm.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef CHECK_SHARE_MPI
+#include "../util/comm_mpi.h"
+#endif
+
+#ifndef CHECK_SHARE_MPI
+typedef struct job {
+    const char *const *paths;
+    size_t n_paths;
+    trace_options opts;
+    unsigned ranks;
+    trace_share *share;
+    int *rc;
+    char (*err)[4096];
+} job;
+
+static void load_rank(comm *c, void *arg)
+{
+    job *j = arg;
+    unsigned r = comm_rank(c);
+    j->rc[r] = trace_load_share(j->paths, j->n_paths, &j->opts, c,
+                                &j->share[r], j->err[r], sizeof j->err[r]);
+}
+
+#endif
+
+static int failures;
+
+#define CHECK(cond, ...)                                                     \
+    do {                                                                     \
+        if (!(cond)) {                                                       \
+            if (failures++ < 20) {                                           \
+                printf("not ok: ");                                          \
+                printf(__VA_ARGS__);                                         \
+                printf("\n");                                                \
+            }                                                                \
+        }                                                                    \
+    } while (0)
+
+static const char *str_or(const trace *t, str_id id)
+{
+    return id == STR_NONE ? "(none)" : t->strings[id];
+}
+
+/* The text of what an event's object names, into buf. */
+static const char *object_text(const trace *t, const event *e, char *buf,
+                               size_t len)
+{
+    if (e->object == NONE) {
+        snprintf(buf, len, "(none)");
+    } else if (e->kind == EV_CREATE || e->kind == EV_JOIN) {
+        snprintf(buf, len, "thread %s", t->strings[t->threads[e->object].name]);
+    } else if (e->kind == EV_SND || e->kind == EV_RCV) {
+        const channel *c = &t->channels[e->object];
+        snprintf(buf, len, "%s:%s>%s:%s", str_or(t, c->src),
+                 str_or(t, c->src_port), str_or(t, c->dst),
+                 str_or(t, c->dst_port));
+    } else {
+        const shared_object *o = &t->objects[e->object];
+        snprintf(buf, len, "%s/%s", str_or(t, o->node), str_or(t, o->name));
+    }
+    return buf;
+}
+
+static void same_event(const trace *w, uint32_t g, const trace *t, uint32_t i)
+{
+    const event *a = &w->events[g], *b = &t->events[i];
+    char x[4096], y[4096];
+    CHECK(a->kind == b->kind && a->tcp == b->tcp && a->size == b->size &&
+          a->timestamp == b->timestamp && a->line == b->line &&
+          a->input_index == b->input_index,
+          "event %u: kind, size, time, line or index differ", g);
+    CHECK(strcmp(str_or(w, a->loc), str_or(t, b->loc)) == 0 &&
+          strcmp(str_or(w, a->message), str_or(t, b->message)) == 0,
+          "event %u: loc or message differ", g);
+    CHECK(strcmp(w->files[a->file], t->files[b->file]) == 0,
+          "event %u: file %s, share says %s", g, w->files[a->file],
+          t->files[b->file]);
+    CHECK(strcmp(w->strings[w->threads[a->thread].name],
+                 t->strings[t->threads[b->thread].name]) == 0,
+          "event %u: thread differs", g);
+    CHECK(strcmp(object_text(w, a, x, sizeof x),
+                 object_text(t, b, y, sizeof y)) == 0,
+          "event %u: object %s, share says %s", g, x, y);
+}
+
+/* An own event's derived facts: program order, handler, match. */
+static void same_derived(const trace *w, uint32_t g, const trace_share *s,
+                         uint32_t i)
+{
+    const trace *t = s->t;
+    const event *a = &w->events[g], *b = &t->events[i];
+    CHECK(a->pos == b->pos, "event %u: pos %u, share says %u", g, a->pos,
+          b->pos);
+    CHECK((a->handler == NONE) == (b->handler == NONE) &&
+          (a->handler == NONE ||
+           w->handlers[a->handler].begin ==
+               s->global[t->handlers[b->handler].begin]),
+          "event %u: handler differs", g);
+    CHECK((a->match == NONE) == (b->match == NONE),
+          "event %u: matched in one, not the other", g);
+    if (a->match == NONE || b->match == NONE)
+        return;
+    const rcv_match *ma = &w->matches[a->match], *mb = &t->matches[b->match];
+    CHECK(ma->n_sends == mb->n_sends && ma->all == mb->all,
+          "event %u: %u sends, share says %u", g, ma->n_sends, mb->n_sends);
+    for (uint32_t k = 0; k < ma->n_sends && k < mb->n_sends; k++)
+        CHECK(ma->sends[k] == s->global[mb->sends[k]],
+              "event %u: send %u is %u, share says %u", g, k, ma->sends[k],
+              s->global[mb->sends[k]]);
+}
+
+static void same_waits(const trace *w, const trace_share *s,
+                       const int32_t *wait_of)
+{
+    const trace *t = s->t;
+    for (uint32_t k = 0; k < t->n_waits; k++) {
+        const wait_info *b = &t->waits[k];
+        int32_t at = wait_of[s->global[b->wait]];
+        CHECK(at != NONE, "wait %u is no wait", s->global[b->wait]);
+        if (at == NONE)
+            continue;
+        const wait_info *a = &w->waits[at];
+        CHECK(a->n_notifies == b->n_notifies, "wait %u: %u notifies, share "
+              "says %u", a->wait, a->n_notifies, b->n_notifies);
+        for (uint32_t n = 0; n < a->n_notifies && n < b->n_notifies; n++)
+            CHECK(a->notifies[n] == s->global[b->notifies[n]],
+                  "wait %u: notify %u differs", a->wait, n);
+    }
+}
+
+/* The rank of each of w's nodes, by node string id. */
+static uint32_t *node_ranks(const trace *w, const trace_share *s)
+{
+    uint32_t *rank = xmalloc_array(w->n_strings + 1, sizeof *rank);
+    for (uint32_t i = 0; i < w->n_strings; i++)
+        rank[i] = UINT32_MAX;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < w->n_threads; i++) {
+        str_id node = w->threads[i].node;
+        if (rank[node] == UINT32_MAX && n < s->n_nodes)
+            rank[node] = s->node_owner[n++];
+        else if (rank[node] == UINT32_MAX)
+            n++;
+    }
+    CHECK(n == s->n_nodes, "%u nodes, the share says %u", n, s->n_nodes);
+    return rank;
+}
+
+/* share[0 .. n) are the shares of ranks first .. first + n; with all,
+ * every rank's (each event in one share). */
+static void check_shares(const trace *w, const trace_share *share,
+                         unsigned first, unsigned n, int all)
+{
+    uint32_t *rank = node_ranks(w, &share[0]);
+    uint8_t *seen = xcalloc(w->n_events + 1, 1);
+    int32_t *wait_of = xmalloc_array(w->n_events + 1, sizeof *wait_of);
+    for (uint32_t i = 0; i < w->n_events; i++)
+        wait_of[i] = NONE;
+    for (uint32_t k = 0; k < w->n_waits; k++)
+        wait_of[w->waits[k].wait] = (int32_t)k;
+    for (unsigned r = first; r < first + n; r++) {
+        const trace_share *s = &share[r - first];
+        const trace *t = s->t;
+        uint32_t own = 0, foreign = 0;
+        CHECK(s->n_events == w->n_events, "rank %u: %u events, not %u", r,
+              s->n_events, w->n_events);
+        for (uint32_t i = 0; i < t->n_events; i++) {
+            uint32_t g = s->global[i];
+            CHECK(g < w->n_events && (i == 0 || g > s->global[i - 1]),
+                  "rank %u: event %u out of order", r, i);
+            if (g >= w->n_events)
+                continue;
+            same_event(w, g, t, i);
+            uint32_t owner = rank[w->threads[w->events[g].thread].node];
+            if (s->foreign[i]) {
+                foreign++;
+                CHECK(owner != r, "rank %u: its own event %u as another's", r,
+                      g);
+                CHECK(t->events[i].kind == EV_SND || t->events[i].kind == EV_RCV,
+                      "rank %u: event %u of another node is no endpoint", r, g);
+                continue;
+            }
+            own++;
+            CHECK(owner == r, "rank %u: event %u of rank %u's node", r, g,
+                  owner);
+            CHECK(!seen[g], "event %u in two shares", g);
+            seen[g] = 1;
+            same_derived(w, g, s, i);
+        }
+        same_waits(w, s, wait_of);
+        /* the RCVs of other nodes that follow an own SND */
+        uint8_t *here = xcalloc(w->n_events + 1, 1);
+        for (uint32_t i = 0; i < t->n_events; i++)
+            here[s->global[i]] = 1;
+        for (uint32_t m = 0; m < w->n_matches; m++) {
+            const rcv_match *ma = &w->matches[m];
+            for (uint32_t k = 0; k < ma->n_sends; k++)
+                if (rank[w->threads[w->events[ma->sends[k]].thread].node] == r)
+                    CHECK(here[ma->rcv], "rank %u: RCV %u of its SND %u is "
+                          "not in its share", r, ma->rcv, ma->sends[k]);
+        }
+        free(here);
+        printf("rank %u: %u own events, %u endpoints of other nodes\n", r,
+               own, foreign);
+    }
+    for (uint32_t g = 0; g < w->n_events && all; g++)
+        CHECK(seen[g], "event %u in no share", g);
+    free(wait_of);
+    free(seen);
+    free(rank);
+}
+
+#ifdef CHECK_SHARE_MPI
+/* peak resident memory of this process, in KB (0 when unknown) */
+static long peak_kb(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kb = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, "VmHWM:", 6) == 0)
+            kb = atol(line + 6);
+    if (f)
+        fclose(f);
+    return kb;
+}
+
+#endif
+
+/* The whole trace and its files' warnings (opts->warnings is replaced). */
+static int load_whole(const char *const *paths, size_t n, trace_options *opts,
+                      trace **w, char *err, size_t err_len, char **warn,
+                      size_t *len)
+{
+    opts->warnings = open_memstream(warn, len);
+    int rc = trace_load(paths, n, opts, w, err, err_len);
+    fclose(opts->warnings);
+    opts->warnings = NULL;
+    return rc;
+}
+
+/* The checks of what rank 0's share printed and counted. */
+static void check_load(const trace *w, int wrc, const char *wwarn, size_t wlen,
+                       const trace_share *s0, int rc0, const char *swarn,
+                       size_t slen)
+{
+    /* the files' warnings come first in trace_load()'s, then the
+     * derived facts' ones, which a share does not print */
+    CHECK(slen <= wlen && memcmp(swarn, wwarn, slen) == 0 &&
+          (slen == wlen || slen == 0 || swarn[slen - 1] == '\n'),
+          "the warnings differ:\n%s---- trace_load():\n%s", swarn, wwarn);
+    if (wrc == TRACE_OK && rc0 == TRACE_OK) {
+        const trace_stats *a = &w->stats, *b = &s0->whole;
+        CHECK(memcmp(a->by_kind, b->by_kind, sizeof a->by_kind) == 0 &&
+              a->events_skipped == b->events_skipped &&
+              a->truncated_files == b->truncated_files &&
+              a->files_skipped == b->files_skipped &&
+              a->interrupted == b->interrupted,
+              "the whole trace's counts differ");
+    }
+    printf("warnings: %zu bytes of the files', %zu in all\n", slen, wlen);
+}
+
+static void check_status(unsigned r, int rc, const char *err, int wrc,
+                         const char *werr)
+{
+    CHECK(rc == (wrc == TRACE_OK ? TRACE_OK : TRACE_ERR),
+          "rank %u: status %d, trace_load() %d", r, rc, wrc);
+    if (wrc != TRACE_OK && rc != TRACE_OK)
+        CHECK(strcmp(werr, err) == 0, "rank %u: \"%s\", trace_load() "
+              "\"%s\"", r, err, werr);
+}
+
+#ifdef CHECK_SHARE_MPI
+static int run(const char *const *paths, size_t n, trace_options opts,
+               unsigned ranks, int measure, int *argc, char ***argv)
+{
+    (void)ranks;
+    comm *c = comm_mpi_world(argc, argv);
+    if (!c) {
+        fputs("check-share: MPI could not start\n", stderr);
+        return 2;
+    }
+    unsigned r = comm_rank(c);
+    if (measure == 2) { /* the whole trace, as one process loads it */
+        trace *t;
+        char e[4096];
+        int rc = trace_load(paths, n, &opts, &t, e, sizeof e);
+        printf("rank %u: the whole trace, %u events, peak %ld KB\n", r,
+               rc == TRACE_OK ? t->n_events : 0, peak_kb());
+        if (rc == TRACE_OK)
+            trace_free(t);
+        comm_mpi_end(c);
+        return rc == TRACE_OK ? 0 : 1;
+    }
+    trace *w = NULL;
+    char werr[4096], serr[4096], *wwarn = NULL, *swarn = NULL;
+    size_t wlen = 0, slen = 0;
+    int wrc = measure ? TRACE_OK
+                      : load_whole(paths, n, &opts, &w, werr, sizeof werr,
+                                   &wwarn, &wlen);
+    opts.warnings = open_memstream(&swarn, &slen);
+    trace_share s;
+    int rc = trace_load_share(paths, n, &opts, c, &s, serr, sizeof serr);
+    fclose(opts.warnings);
+    if (measure) {
+        uint32_t all = rc == TRACE_OK ? s.t->n_events : 0, theirs = 0;
+        for (uint32_t i = 0; i < all; i++)
+            theirs += s.foreign[i];
+        printf("rank %u: %u own events, %u endpoints of other nodes, peak "
+               "%ld KB\n", r, all - theirs, theirs, peak_kb());
+        if (rc != TRACE_OK)
+            printf("rank %u: %s\n", r, serr);
+    } else {
+        check_status(r, rc, serr, wrc, werr);
+        if (r == 0)
+            check_load(w, wrc, wwarn, wlen, &s, rc, swarn, slen);
+        if (wrc == TRACE_OK && rc == TRACE_OK)
+            check_shares(w, &s, r, 1, 0);
+    }
+    if (rc == TRACE_OK)
+        trace_share_free(&s);
+    if (w)
+        trace_free(w);
+    free(wwarn);
+    free(swarn);
+    uint64_t bad = (uint64_t)failures;
+    comm_reduce_max(c, &bad);
+    comm_mpi_end(c);
+    if (r == 0)
+        printf(bad ? "failed\n" : "ok\n");
+    return bad ? 1 : 0;
+}
+#else
+static int run(const char *const *paths, size_t n, trace_options opts,
+               unsigned ranks, int measure, int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    (void)measure;
+    trace *w;
+    char werr[4096], *wwarn = NULL, *swarn = NULL;
+    size_t wlen = 0, slen = 0;
+    int wrc = load_whole(paths, n, &opts, &w, werr, sizeof werr, &wwarn,
+                         &wlen);
+    opts.warnings = open_memstream(&swarn, &slen);
+    job j = {paths, n, opts, ranks, xcalloc(ranks, sizeof(trace_share)),
+             xcalloc(ranks, sizeof(int)), xcalloc(ranks, sizeof *j.err)};
+    comm_threads_run(ranks, load_rank, &j);
+    fclose(opts.warnings);
+    check_load(w, wrc, wwarn, wlen, &j.share[0], j.rc[0], swarn, slen);
+    for (unsigned r = 0; r < ranks; r++)
+        check_status(r, j.rc[r], j.err[r], wrc, werr);
+    if (wrc == TRACE_OK && failures == 0)
+        check_shares(w, j.share, 0, ranks, 1);
+    else if (wrc != TRACE_OK)
+        printf("both fail: %s\n", werr);
+    for (unsigned r = 0; r < ranks; r++)
+        trace_share_free(&j.share[r]);
+    free(j.share);
+    free(j.rc);
+    free(j.err);
+    free(wwarn);
+    free(swarn);
+    if (wrc == TRACE_OK)
+        trace_free(w);
+    printf(failures ? "%d failed\n" : "ok\n", failures);
+    return failures ? 1 : 0;
+}
+#endif
+
+int main(int argc, char **argv)
+{
+    unsigned ranks = 2;
+    int first = 1, measure = 0;
+    trace_options opts = {0};
+    for (; first < argc && strncmp(argv[first], "--", 2) == 0; first++) {
+        if (strncmp(argv[first], "--ranks=", 8) == 0)
+            ranks = (unsigned)atoi(argv[first] + 8);
+        else if (strcmp(argv[first], "--lenient") == 0)
+            opts.lenient = 1;
+        else if (strcmp(argv[first], "--timestamps") == 0)
+            opts.order = ORDER_TIMESTAMP;
+        else if (strcmp(argv[first], "--measure") == 0)
+            measure = measure ? measure : 1;
+        else if (strcmp(argv[first], "--whole") == 0)
+            measure = 2;
+        else
+            break;
+    }
+    if (first >= argc || ranks < 1 || ranks > 64) {
+        fprintf(stderr, "usage: check-share [--ranks=N] [--lenient] "
+                "[--timestamps] [--measure [--whole]] PATH...\n");
+        return 2;
+    }
+    return run((const char *const *)argv + first, (size_t)(argc - first),
+               opts, ranks, measure, &argc, &argv);
+}
