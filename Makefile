@@ -208,7 +208,7 @@ san-bins:
 	@$(MAKE) --no-print-directory -j$(NPROC) OBJ=build-san CFLAGS="$(SAN_FLAGS)" \
 	    BIN_DIR=bin-san bin-san/spider bin-san/test_trace bin-san/test_prune \
 	    bin-san/test_waits bin-san/test_schedule bin-san/test_graph bin-san/test_comm \
-	    bin-san/test_decide
+	    bin-san/test_decide bin-san/check-share
 
 # The suite again against binaries built with ASan and UBSan, on make
 # test's sample (QUICK=1): the sanitizers look for memory errors and
@@ -223,6 +223,10 @@ check-sanitized: deps san-bins
 	    ./tests/run-all
 
 bin-san/spider: $(OBJ)/spider/cli/spider.o $(OBJ)/spider/cli/main.o $(OBJ)/libspider.a
+	@mkdir -p bin-san
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+bin-san/check-share: $(OBJ)/tests/check_share.o $(OBJ)/libspider.a
 	@mkdir -p bin-san
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 

@@ -893,7 +893,8 @@ static int count_incoming(share_load *s, uint64_t *total)
 }
 
 /* One sub-part as a part (its strings pointing into the buffer, where
- * pack_text() left each length before it), its global ids and flags.
+ * pack_text() left each length before it), its global ids and flags
+ * (pointing into the buffer too, unaligned: read with memcpy).
  * 0, or -1 when the bytes are cut short. */
 static int unpack_sub_part(unpack *u, uint32_t *step, trace *t,
                            const uint32_t **global, const uint8_t **foreign)
@@ -918,7 +919,9 @@ static int unpack_sub_part(unpack *u, uint32_t *step, trace *t,
     t->channels = xmalloc_array(t->n_channels + 1, sizeof *t->channels);
     unpack_get(u, t->channels, (size_t)t->n_channels * sizeof *t->channels);
     t->n_events = unpack_u32(u);
-    t->events = (event *)unpack_take(u, (size_t)t->n_events * sizeof(event));
+    /* copied: in the buffer they would be out of alignment */
+    t->events = xmalloc_array(t->n_events + 1, sizeof *t->events);
+    unpack_get(u, t->events, (size_t)t->n_events * sizeof *t->events);
     *global = unpack_take(u, (size_t)t->n_events * sizeof(uint32_t));
     *foreign = unpack_take(u, t->n_events);
     return u->bad ? -1 : 0;
@@ -957,6 +960,7 @@ static int merge_received(share_load *s, const comm_parts *got)
             free(part.threads);
             free(part.objects);
             free(part.channels);
+            free(part.events);
             if (bad) {
                 free(in);
                 return -1;
@@ -983,8 +987,7 @@ static int merge_received(share_load *s, const comm_parts *got)
             memcpy(out->global + at, global, part->n_events * sizeof *global);
             memcpy(out->foreign + at, foreign, part->n_events);
         }
-        part->events = NULL; /* in the buffer */
-        free(part->strings);
+        free(part->strings); /* they point into the buffer */
         part->strings = NULL;
         trace_free(part);
     }
