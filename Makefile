@@ -38,7 +38,7 @@ OBJ ?= build
 
 LIB_SRC = util/alloc.c util/clock.c util/text.c util/graph.c util/comm.c util/comm_threads.c traces/trace_load.c traces/trace_ranks.c traces/trace_share.c traces/trace_reader.c traces/trace_event.c traces/json_arena.c traces/trace_intern.c traces/trace_derive.c \
           prune/prune.c \
-          encode/encode.c encode/encode_z3.c encode/encode_z3_core.c encode/encode_smt2.c encode/encode_slice.c encode/encode_query.c encode/encode_waits.c encode/encode_explain.c encode/encode_build.c \
+          encode/encode.c encode/encode_z3.c encode/encode_z3_core.c encode/encode_smt2.c encode/encode_slice.c encode/encode_query.c encode/encode_waits.c encode/encode_explain.c encode/encode_build.c encode/encode_skeleton.c \
           spider/engine/engine.c spider/engine/engine_group.c spider/engine/engine_decide.c spider/engine/engine_analyse.c spider/engine/engine_shortcut.c spider/engine/shortcut_graph.c spider/engine/shortcut_clocks.c spider/engine/hb_order.c spider/engine/engine_schedule.c spider/engine/schedule_ahead.c spider/engine/engine_pool.c \
           spider/engine/engine_witness.c spider/engine/context.c spider/engine/engine_log.c spider/engine/engine_ranks.c \
           spider/analysis/analysis_data.c spider/analysis/analysis_message.c spider/analysis/analysis_handler.c \

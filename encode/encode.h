@@ -144,6 +144,80 @@ static inline uint32_t hb_chain_count(const trace *t, handler_model hm)
     return t->n_threads + (hm == HANDLERS_FLOATING ? t->n_handlers : 0);
 }
 
+/* The synchronisation skeleton of U (Φ's edges) over the ranks of a
+ * split run (encode_skeleton.c): of every chain of the whole trace, its
+ * sync events, the kept events with an edge from or to another chain,
+ * in program order, and the edges that come into them from other
+ * chains.  Reachability in U between two events of a rank's share is
+ * reachability through its own chains and the skeleton: between two
+ * sync events a chain adds nothing but program order.  Each rank sends
+ * the sync events of its own chains (a chain's events are all of one
+ * node, on its owner's rank) and every rank gets all of them.
+ *
+ * Ownership: hb_skeleton_exchange() fills *out, which the caller frees
+ * with hb_skeleton_free(). */
+typedef struct hb_skeleton {
+    uint32_t n_sync;        /* sync events of the whole trace, by global id */
+    uint32_t *global;       /* their ids in the whole trace, ascending */
+    uint32_t *chain;        /* each one's chain, 0 .. n_chains */
+    uint32_t *pos;          /* and its place in its chain (program order) */
+    uint32_t *in_start;     /* edges from other chains into sync event i: */
+    uint32_t *in;           /* sources in[in_start[i] .. in_start[i+1]),
+                               as indexes of sync events */
+    uint32_t n_chains;      /* chains with a sync event */
+    char **chain_name;      /* "thread" or "thread/handler N" (floating:
+                               the handler whose HANDLERBEGIN is event N) */
+    uint32_t *chain_rank;   /* the rank whose share holds the chain */
+} hb_skeleton;
+
+struct trace_share;
+struct comm;
+/* Every rank of c with its share s and m, Φ of s->t (pruned and
+ * projected as the rank's analysis has it), alike.  0; -1 with a message
+ * in err when the ranks lost each other or an edge names an event no
+ * rank calls a sync event (the shares do not fit together). */
+int hb_skeleton_exchange(const struct trace_share *s, const hb_model *m,
+                         struct comm *c, hb_skeleton *out, char *err,
+                         size_t err_len);
+/* The sync event of global id g, or UINT32_MAX. */
+uint32_t hb_skeleton_find(const hb_skeleton *k, uint32_t g);
+void hb_skeleton_free(hb_skeleton *k);
+
+/* U as rank `rank` sees it through the skeleton: the vertices of its
+ * share s (s->t's events) and, past them, the other ranks' sync events,
+ * with the edges that join those (along their chains, and into them).
+ * An event of s from another node stands for its sync event: map[e] is
+ * e's vertex (e itself, or past the share's events; UINT32_MAX for one
+ * that is no sync event, which orders nothing of this rank's).
+ * Reachability between the rank's own events over s's Φ (renumbered by
+ * map, leaving out its edges between two other nodes' events: the
+ * share's program order among those is their threads', while the
+ * skeleton's is their chains') and these edges is reachability in the
+ * whole trace's Φ. */
+typedef struct hb_outside {
+    uint32_t n;             /* vertices past s->t's events */
+    uint32_t n_chains;      /* their chains, numbered past s->t's chains */
+    uint32_t *chain;        /* per vertex past s->t's: its chain */
+    uint32_t *map;          /* per event of s->t: its vertex */
+    digraph_edge *edges;    /* the vertices' edges (chain order, in-edges) */
+    size_t n_edges;
+} hb_outside;
+void hb_skeleton_outside(const hb_skeleton *k, const struct trace_share *s,
+                         handler_model hm, unsigned rank, hb_outside *out);
+void hb_outside_free(hb_outside *o);
+
+/* hb_model_build_until(t = s->t, every event kept) on every rank of a
+ * split run alike: the implied edges (encode_build.c) are found with the
+ * other ranks, a skeleton exchanged each round, so that Φ's edges among
+ * the share's own events are the whole trace's Φ's.  NULL with a
+ * message when the ranks lost each other, or when the lock closure's
+ * bound on edges (over the whole trace) ran out: one process would have
+ * left out edges a split run cannot name. */
+hb_model *hb_model_build_share(const struct trace_share *s,
+                               handler_model handlers,
+                               const volatile sig_atomic_t *stop,
+                               struct comm *c, char *err, size_t err_len);
+
 /* A growable list of edges, for code that builds graphs out of Φ. */
 typedef struct hb_edge_list {
     hb_edge *v;

@@ -8,6 +8,7 @@
 #include "encode_internal.h"
 
 #include "../util/alloc.h"
+#include "../util/comm.h"
 
 #include <assert.h>
 #include <stdlib.h>
@@ -275,6 +276,9 @@ static void free_lock_closure(lock_closure *c)
 typedef struct wait_sweep {
     const trace *t;
     const hb_model *m;
+    const hb_outside *out;      /* a split run: the other ranks' sync
+                                   events, vertices past t's; or NULL */
+    uint32_t n_vertices;        /* t's events, and out's */
     uint32_t n_chains;
     uint32_t *chain;            /* event -> hb_chain_of() */
     digraph in;                 /* the model's edges, by target */
@@ -293,22 +297,44 @@ static uint32_t thread_of_chain(const trace *t, uint32_t chain)
 }
 
 /* The model's edges by target and a topological order of them; 0 when
- * they have a cycle (an inconsistent trace: nothing is added). */
+ * they have a cycle (an inconsistent trace: nothing is added).  In a
+ * split run the events of other nodes are the skeleton's vertices
+ * (w->out->map) and the skeleton's edges come too. */
 static int sweep_graph(wait_sweep *w)
 {
     const trace *t = w->t;
     const hb_model *m = w->m;
-    uint32_t n = t->n_events;
-    w->chain = xmalloc_array((size_t)n + 1, sizeof *w->chain);
+    const hb_outside *o = w->out;
+    uint32_t n = t->n_events, nv = w->n_vertices = n + (o ? o->n : 0);
+    w->chain = xmalloc_array((size_t)nv + 1, sizeof *w->chain);
     for (uint32_t e = 0; e < n; e++)
         w->chain[e] = hb_chain_of(t, m->handlers, e);
-    digraph_build(&w->in, n, m->edges, m->n_edges, DIGRAPH_IN, NULL);
-    w->source = xcalloc((size_t)n + 1, 1); /* read again by another chain */
-    for (uint32_t e = 0; e < n; e++)
+    for (uint32_t v = n; v < nv; v++)
+        w->chain[v] = o->chain[v - n];
+    if (!o) {
+        digraph_build(&w->in, n, m->edges, m->n_edges, DIGRAPH_IN, NULL);
+    } else {
+        digraph_edge *e = xmalloc_array((size_t)m->n_edges + o->n_edges + 1,
+                                        sizeof *e);
+        size_t k = 0;
+        for (uint32_t i = 0; i < m->n_edges; i++) {
+            uint32_t x = o->map[m->edges[i].before], y = o->map[m->edges[i].after];
+            /* between two other nodes' events the skeleton says the order
+             * (the share's program order among them is its threads', not
+             * their chains' in the floating model) */
+            if (x != UINT32_MAX && y != UINT32_MAX && (x < n || y < n))
+                e[k++] = (digraph_edge){x, y};
+        }
+        memcpy(e + k, o->edges, o->n_edges * sizeof *e);
+        digraph_build(&w->in, nv, e, k + o->n_edges, DIGRAPH_IN, NULL);
+        free(e);
+    }
+    w->source = xcalloc((size_t)nv + 1, 1); /* read again by another chain */
+    for (uint32_t e = 0; e < nv; e++)
         for (uint32_t k = w->in.start[e]; k < w->in.start[e + 1]; k++)
             if (w->chain[w->in.adj[k]] != w->chain[e])
                 w->source[w->in.adj[k]] = 1;
-    w->topo = xmalloc_array((size_t)n + 1, sizeof *w->topo);
+    w->topo = xmalloc_array((size_t)nv + 1, sizeof *w->topo);
     return digraph_topological_order(&w->in, w->topo);
 }
 
@@ -329,10 +355,12 @@ enum { SWEEP_MAX_CELLS = 1 << 26 }; /* current or stored clocks: 256 MB each */
 static int sweep_node(wait_sweep *w, str_id node)
 {
     const trace *t = w->t;
-    uint32_t n = t->n_events, stored = 0;
+    uint32_t n = w->n_vertices, stored = 0;
+    uint32_t own_chains = hb_chain_count(t, w->m->handlers);
     w->width = 0;
     for (uint32_t c = 0; c < w->n_chains; c++)
-        w->local[c] = t->threads[thread_of_chain(t, c)].node == node
+        w->local[c] = c < own_chains &&
+                              t->threads[thread_of_chain(t, c)].node == node
                           ? (int32_t)w->width++ : -1;
     if ((uint64_t)w->n_chains * w->width > SWEEP_MAX_CELLS)
         return 0; /* many handler chains (floating model): the rule is skipped */
@@ -346,7 +374,7 @@ static int sweep_node(wait_sweep *w, str_id node)
     memset(w->cur, 0xff, sizeof *w->cur * w->n_chains * w->width);
     for (uint32_t i = 0; i < n; i++) {
         uint32_t e = w->topo[i], c = w->chain[e];
-        if (!w->m->kept[e])
+        if (e < t->n_events && !w->m->kept[e])
             continue;
         int32_t *row = w->cur + (size_t)c * w->width;
         for (uint32_t k = w->in.start[e]; k < w->in.start[e + 1]; k++) {
@@ -460,18 +488,20 @@ static int wait_group_usable(const builder *b, const wait_info *w)
 
 /* One round of the wait rule over every node with waits; returns whether
  * an edge was added. */
-static int close_waits(builder *b, const uint32_t *order, uint32_t n_order)
+static int close_waits(builder *b, const uint32_t *order, uint32_t n_order,
+                       const hb_outside *out)
 {
     const trace *t = b->t;
     uint32_t before = b->m->n_edges;
-    wait_sweep w = {.t = t, .m = b->m,
-                    .n_chains = hb_chain_count(t, b->m->handlers)};
+    wait_sweep w = {.t = t, .m = b->m, .out = out,
+                    .n_chains = hb_chain_count(t, b->m->handlers) +
+                                (out ? out->n_chains : 0)};
     if (!sweep_graph(&w)) {
         free_sweep_graph(&w);
         return 0;
     }
     w.local = xmalloc_array((size_t)w.n_chains + 1, sizeof *w.local);
-    w.slot = xmalloc_array((size_t)t->n_events + 1, sizeof *w.slot);
+    w.slot = xmalloc_array((size_t)w.n_vertices + 1, sizeof *w.slot);
     chain_order o = {t, b->m->handlers};
     for (uint32_t lo = 0, hi; lo < n_order && !stopped(b); lo = hi) {
         /* the groups of one node: order is by object, objects per node */
@@ -479,7 +509,7 @@ static int close_waits(builder *b, const uint32_t *order, uint32_t n_order)
         for (hi = lo; hi < n_order && t->threads[t->events[t->waits[order[hi]].wait]
                                                      .thread].node == node; hi++)
             ;
-        memset(w.slot, 0xff, sizeof *w.slot * t->n_events);
+        memset(w.slot, 0xff, sizeof *w.slot * w.n_vertices);
         for (uint32_t i = lo; i < hi; i++) {
             const wait_info *wi = &t->waits[order[i]];
             w.slot[wi->wait] = 0;
@@ -537,7 +567,7 @@ static void implied_edges(builder *b)
     for (int round = 0; round < IMPLIED_ROUNDS && !stopped(b); round++) {
         uint32_t before = m->n_edges;
         if (n_waits)
-            close_waits(b, waits, n_waits);
+            close_waits(b, waits, n_waits, NULL);
         if (m->n_lock_groups)
             close_locks(b, &c, &next);
         if (m->n_edges == before || (round > 0 && !n_waits))
@@ -553,9 +583,9 @@ hb_model *hb_model_build(const trace *t, const uint8_t *keep,
     return hb_model_build_until(t, keep, handlers, NULL);
 }
 
-hb_model *hb_model_build_until(const trace *t, const uint8_t *keep,
-                               handler_model handlers,
-                               const volatile sig_atomic_t *stop)
+/* An empty model of t's events with keep[e] != 0 (keep NULL: all). */
+static hb_model *new_model(const trace *t, const uint8_t *keep,
+                           handler_model handlers)
 {
     hb_model *m = xcalloc(1, sizeof *m);
     m->n_events = t->n_events;
@@ -566,8 +596,98 @@ hb_model *hb_model_build_until(const trace *t, const uint8_t *keep,
         m->n_kept += m->kept[e];
     }
     m->lock_eager_max = HB_LOCK_EAGER_MAX;
+    return m;
+}
+
+hb_model *hb_model_build_until(const trace *t, const uint8_t *keep,
+                               handler_model handlers,
+                               const volatile sig_atomic_t *stop)
+{
+    hb_model *m = new_model(t, keep, handlers);
     builder b = {.m = m, .t = t, .stop = stop};
     build_constraints(&b);
     implied_edges(&b);
+    return m;
+}
+
+/* ---- the same over the ranks of a split run --------------------------- */
+
+/* implied_edges() with every rank: the same rounds, each wait rule
+ * sweeping the share with the other ranks' sync events as they stand at
+ * the round's start (one process sweeps the edges of the round's start
+ * too), and the decision to go on taken together.  The lock rule looks
+ * at edges within a node only, so each rank closes its own.  0, or -1
+ * with the message (the ranks lost each other, or the lock closure's
+ * bound ran out over the whole trace). */
+static int implied_edges_ranks(builder *b, const trace_share *s, comm *c,
+                               char *err, size_t err_len)
+{
+    hb_model *m = b->m;
+    uint32_t n_waits, next = 0;
+    uint32_t *waits = usable_waits(b, &n_waits);
+    /* one process's bound: every event of the whole trace is kept */
+    uint64_t bound = 4 * (uint64_t)s->n_events + 1024;
+    lock_closure lc = {.budget = bound};
+    if (m->n_lock_groups)
+        place_sections(b, &lc);
+    uint64_t any_waits = n_waits > 0;
+    int rc = comm_reduce_max(c, &any_waits);
+    for (int round = 0; round < IMPLIED_ROUNDS && rc == 0; round++) {
+        uint64_t halt = stopped(b);
+        if ((rc = comm_reduce_max(c, &halt)) != 0)
+            break;
+        if (halt) {
+            m->incomplete = 1;
+            break;
+        }
+        uint32_t before = m->n_edges;
+        if (any_waits) {
+            hb_skeleton k;
+            hb_outside o;
+            if ((rc = hb_skeleton_exchange(s, m, c, &k, err, err_len)) != 0)
+                break;
+            hb_skeleton_outside(&k, s, m->handlers, comm_rank(c), &o);
+            hb_skeleton_free(&k);
+            if (n_waits)
+                close_waits(b, waits, n_waits, &o);
+            hb_outside_free(&o);
+        }
+        if (m->n_lock_groups)
+            close_locks(b, &lc, &next);
+        uint64_t added = m->n_edges > before;
+        if ((rc = comm_reduce_max(c, &added)) != 0)
+            break;
+        if (!added || (round > 0 && !any_waits))
+            break;
+    }
+    uint64_t used = bound - lc.budget;
+    if (rc == 0 && (rc = comm_reduce_sum(c, &used)) == 0 && used > bound) {
+        snprintf(err, err_len, "the lock order implied by the trace's edges "
+                 "passes its bound of %llu edges over the whole trace: a "
+                 "split run cannot find the ones one process keeps",
+                 (unsigned long long)bound);
+        rc = -1;
+    } else if (rc != 0 && !*err) {
+        snprintf(err, err_len, "the ranks of the job lost each other (a "
+                 "collective operation failed)");
+    }
+    free_lock_closure(&lc);
+    free(waits);
+    return rc;
+}
+
+hb_model *hb_model_build_share(const trace_share *s, handler_model handlers,
+                               const volatile sig_atomic_t *stop, comm *c,
+                               char *err, size_t err_len)
+{
+    const trace *t = s->t;
+    hb_model *m = new_model(t, NULL, handlers);
+    builder b = {.m = m, .t = t, .stop = stop};
+    build_constraints(&b);
+    *err = 0;
+    if (implied_edges_ranks(&b, s, c, err, err_len) != 0) {
+        hb_model_free(m);
+        return NULL;
+    }
     return m;
 }

@@ -8,7 +8,12 @@
  *     field (strings compared as text), and an own event's program
  *     order, handler, match and wait candidates are the whole trace's;
  *   - every endpoint a rank's own events match is in its share;
- *   - a load that fails fails alike, with trace_load()'s message.
+ *   - a load that fails fails alike, with trace_load()'s message;
+ *   - with --skeleton[=floating], in that handler model: that Φ of each
+ *     share, built with the other ranks (hb_model_build_share()) and
+ *     pruned, has the whole trace's edges between chains, implied ones
+ *     too, and that reachability between a rank's own events through
+ *     the skeleton (hb_skeleton_outside()) is the whole trace's.
  * Prints one line per rank (own events, endpoints) and "ok", or what
  * differs with exit status 1; 2 on bad usage.
  *
@@ -19,6 +24,8 @@
  * loads its share alone and prints its peak resident memory, and with
  * --measure --whole the whole trace alone (trace_load()), to compare.
  */
+#include "../encode/encode.h"
+#include "../prune/prune.h"
 #include "../traces/trace.h"
 #include "../util/alloc.h"
 #include "../util/comm.h"
@@ -28,27 +35,6 @@
 #include <string.h>
 #ifdef CHECK_SHARE_MPI
 #include "../util/comm_mpi.h"
-#endif
-
-#ifndef CHECK_SHARE_MPI
-typedef struct job {
-    const char *const *paths;
-    size_t n_paths;
-    trace_options opts;
-    unsigned ranks;
-    trace_share *share;
-    int *rc;
-    char (*err)[4096];
-} job;
-
-static void load_rank(comm *c, void *arg)
-{
-    job *j = arg;
-    unsigned r = comm_rank(c);
-    j->rc[r] = trace_load_share(j->paths, j->n_paths, &j->opts, c,
-                                &j->share[r], j->err[r], sizeof j->err[r]);
-}
-
 #endif
 
 static int failures;
@@ -63,6 +49,57 @@ static int failures;
             }                                                                \
         }                                                                    \
     } while (0)
+
+/* Φ as the analysis has it by default, pruned and projected: of the
+ * whole trace t, or (m given) of a share, built with the other ranks. */
+static hb_model *pruned_model(const trace *t, handler_model hm, hb_model *m)
+{
+    if (!m)
+        m = hb_model_build(t, NULL, hm);
+    prune_options po = {0, NULL};
+    prune_stats ps;
+    uint8_t *keep = prune_trace(t, m, &po, &ps);
+    if (hb_model_project(m, t, keep) != 0)
+        CHECK(0, "the keep mask does not project");
+    free(keep);
+    return m;
+}
+
+#ifndef CHECK_SHARE_MPI
+typedef struct job {
+    const char *const *paths;
+    size_t n_paths;
+    trace_options opts;
+    unsigned ranks;
+    trace_share *share;
+    int *rc;
+    char (*err)[4096];
+    int skeleton;              /* -1: none; else the handler model */
+    hb_model **model;          /* per rank: Φ of its share, pruned */
+    hb_skeleton *skel;
+} job;
+
+static void load_rank(comm *c, void *arg)
+{
+    job *j = arg;
+    unsigned r = comm_rank(c);
+    j->rc[r] = trace_load_share(j->paths, j->n_paths, &j->opts, c,
+                                &j->share[r], j->err[r], sizeof j->err[r]);
+    if (j->skeleton < 0 || j->rc[r] != TRACE_OK)
+        return; /* a failed load fails on every rank alike */
+    char err[4096];
+    hb_model *m = hb_model_build_share(&j->share[r], (handler_model)j->skeleton,
+                                       NULL, c, err, sizeof err);
+    CHECK(m != NULL, "rank %u: %s", r, err);
+    if (!m)
+        return; /* every rank fails alike */
+    j->model[r] = pruned_model(j->share[r].t, (handler_model)j->skeleton, m);
+    int rc = hb_skeleton_exchange(&j->share[r], j->model[r], c, &j->skel[r],
+                                  err, sizeof err);
+    CHECK(rc == 0, "rank %u: %s", r, err);
+}
+
+#endif
 
 static const char *str_or(const trace *t, str_id id)
 {
@@ -238,6 +275,192 @@ static void check_shares(const trace *w, const trace_share *share,
     free(rank);
 }
 
+#ifndef CHECK_SHARE_MPI
+/* U's graph with program order along each chain: out-rows over n
+ * vertices (the events of t, then `extra` more), the model's edges
+ * renumbered by map (NULL: as they are; UINT32_MAX: left out). */
+static void u_graph(const trace *t, const hb_model *m, const uint32_t *map,
+                    uint32_t extra, const digraph_edge *more, size_t n_more,
+                    digraph *g)
+{
+    handler_model hm = m->handlers;
+    size_t cap = (size_t)m->n_edges + t->n_events + n_more + 1, n = 0;
+    digraph_edge *e = xmalloc_array(cap, sizeof *e);
+    for (uint32_t i = 0; i < m->n_edges; i++) {
+        uint32_t x = m->edges[i].before, y = m->edges[i].after;
+        x = map ? map[x] : x;
+        y = map ? map[y] : y;
+        if (x != UINT32_MAX && y != UINT32_MAX &&
+            (x < t->n_events || y < t->n_events)) /* else the skeleton's */
+            e[n++] = (digraph_edge){x, y};
+    }
+    uint32_t chains = hb_chain_count(t, hm);
+    uint32_t *last = xmalloc_array((size_t)chains + 1, sizeof *last);
+    memset(last, 0xff, sizeof *last * chains);
+    for (uint32_t th = 0; th < t->n_threads; th++)
+        for (uint32_t k = 0; k < t->threads[th].n_events; k++) {
+            uint32_t x = t->threads[th].events[k], c = hb_chain_of(t, hm, x);
+            if (!m->kept[x] || (map && map[x] != x))
+                continue; /* another node's: the skeleton orders it */
+            if (last[c] != UINT32_MAX)
+                e[n++] = (digraph_edge){map ? map[last[c]] : last[c],
+                                        map ? map[x] : x};
+            last[c] = x;
+        }
+    if (n_more)
+        memcpy(e + n, more, n_more * sizeof *e);
+    digraph_build(g, t->n_events + extra, e, n + n_more, DIGRAPH_OUT, NULL);
+    free(last);
+    free(e);
+}
+
+static void reach_from(const digraph *g, uint32_t x, uint8_t *seen,
+                       uint32_t *stack)
+{
+    memset(seen, 0, g->n);
+    uint32_t top = 0;
+    stack[top++] = x;
+    seen[x] = 1;
+    while (top) {
+        uint32_t v = stack[--top];
+        for (uint32_t k = g->start[v]; k < g->start[v + 1]; k++)
+            if (!seen[g->adj[k]]) {
+                seen[g->adj[k]] = 1;
+                stack[top++] = g->adj[k];
+            }
+    }
+}
+
+/* A cross-chain edge of Φ by the whole trace's ids, and its origin. */
+typedef struct global_edge {
+    uint32_t before, after, origin;
+} global_edge;
+
+static int by_edge(const void *x, const void *y)
+{
+    const global_edge *a = x, *b = y;
+    if (a->before != b->before)
+        return a->before < b->before ? -1 : 1;
+    if (a->after != b->after)
+        return a->after < b->after ? -1 : 1;
+    return a->origin < b->origin ? -1 : a->origin > b->origin;
+}
+
+/* The edges of Φ between chains (implied ones too), pruned: the whole
+ * trace's against those of every share that name an own event. */
+static void check_edges(const trace *w, handler_model hm,
+                        const trace_share *share, hb_model *const *model,
+                        unsigned ranks)
+{
+    hb_model *wm = pruned_model(w, hm, NULL);
+    global_edge *a = xmalloc_array((size_t)wm->n_edges + 1, sizeof *a), *b = NULL;
+    size_t na = 0, nb = 0, cap = 0;
+    for (uint32_t i = 0; i < wm->n_edges; i++) {
+        uint32_t x = wm->edges[i].before, y = wm->edges[i].after;
+        if (hb_chain_of(w, hm, x) != hb_chain_of(w, hm, y))
+            a[na++] = (global_edge){x, y, wm->edge_origin[i]};
+    }
+    for (unsigned r = 0; r < ranks; r++) {
+        const trace_share *s = &share[r];
+        const hb_model *m = model[r];
+        for (uint32_t i = 0; m && i < m->n_edges; i++) {
+            uint32_t x = m->edges[i].before, y = m->edges[i].after;
+            if (hb_chain_of(s->t, hm, x) == hb_chain_of(s->t, hm, y) ||
+                (s->foreign[x] && s->foreign[y]))
+                continue;
+            ALLOC_GROW(b, nb + 1, cap);
+            b[nb++] = (global_edge){s->global[x], s->global[y],
+                                    m->edge_origin[i]};
+        }
+    }
+    qsort(a, na, sizeof *a, by_edge);
+    if (nb)
+        qsort(b, nb, sizeof *b, by_edge);
+    size_t u = 0;
+    for (size_t i = 0; i < nb; i++) /* an edge between two ranks: twice */
+        if (!u || by_edge(&b[u - 1], &b[i]))
+            b[u++] = b[i];
+    nb = u;
+    size_t i = 0, k = 0, missing = 0, extra = 0;
+    while (i < na || k < nb) {
+        int c = i < na && k < nb ? by_edge(&a[i], &b[k]) : i < na ? -1 : 1;
+        if (c == 0) {
+            i++;
+            k++;
+        } else if (c < 0) {
+            if (missing++ < 5)
+                printf("edge %u -> %u (origin %u) in no share\n", a[i].before,
+                       a[i].after, a[i].origin);
+            i++;
+        } else {
+            if (extra++ < 5)
+                printf("edge %u -> %u (origin %u) of a share is not the whole "
+                       "trace's\n", b[k].before, b[k].after, b[k].origin);
+            k++;
+        }
+    }
+    CHECK(missing + extra == 0, "%zu edges in no share, %zu not the whole "
+          "trace's", missing, extra);
+    printf("edges between chains: %zu, %zu missing, %zu extra\n", na,
+           missing, extra);
+    free(a);
+    free(b);
+    hb_model_free(wm);
+}
+
+/* Reachability in U between a rank's own kept events, through its own
+ * chains and the skeleton, against the whole trace's (up to 300
+ * sources a rank). */
+static void check_skeleton(const trace *w, handler_model hm,
+                           const trace_share *s, const hb_model *m,
+                           const hb_skeleton *k, unsigned r)
+{
+    hb_model *wm = pruned_model(w, hm, NULL);
+    const trace *t = s->t;
+    uint32_t n = t->n_events;
+    hb_outside o;
+    hb_skeleton_outside(k, s, hm, r, &o);
+    digraph g, wg;
+    u_graph(t, m, o.map, o.n, o.edges, o.n_edges, &g);
+    u_graph(w, wm, NULL, 0, NULL, 0, &wg);
+    uint8_t *seen = xmalloc(g.n + 1), *wseen = xmalloc(wg.n + 1);
+    uint32_t *stack = xmalloc_array((size_t)g.n + 1, sizeof *stack);
+    uint32_t *wstack = xmalloc_array((size_t)wg.n + 1, sizeof *wstack);
+    uint32_t own = 0, step, asked = 0, wrong = 0;
+    for (uint32_t i = 0; i < n; i++)
+        own += !s->foreign[i] && m->kept[i];
+    step = own > 300 ? own / 300 : 1;
+    for (uint32_t i = 0, nth = 0; i < n; i++) {
+        if (s->foreign[i] || !m->kept[i] || nth++ % step)
+            continue;
+        reach_from(&g, i, seen, stack);
+        reach_from(&wg, s->global[i], wseen, wstack);
+        for (uint32_t y = 0; y < n; y++) {
+            if (s->foreign[y] || !m->kept[y] || y == i)
+                continue;
+            asked++;
+            if (seen[y] != wseen[s->global[y]] && wrong++ < 5)
+                printf("rank %u: event %u %s event %u through the skeleton, "
+                       "%s in the whole trace\n", r, s->global[i],
+                       seen[y] ? "reaches" : "does not reach", s->global[y],
+                       wseen[s->global[y]] ? "does" : "does not");
+        }
+    }
+    CHECK(wrong == 0, "rank %u: %u of %u reachability answers differ", r,
+          wrong, asked);
+    printf("rank %u: skeleton of %u sync events, %u chains; %u reachability "
+           "answers, %u differ\n", r, k->n_sync, k->n_chains, asked, wrong);
+    free(stack);
+    free(wstack);
+    free(seen);
+    free(wseen);
+    digraph_free(&g);
+    digraph_free(&wg);
+    hb_outside_free(&o);
+    hb_model_free(wm);
+}
+#endif
+
 #ifdef CHECK_SHARE_MPI
 /* peak resident memory of this process, in KB (0 when unknown) */
 static long peak_kb(void)
@@ -301,7 +524,8 @@ static void check_status(unsigned r, int rc, const char *err, int wrc,
 
 #ifdef CHECK_SHARE_MPI
 static int run(const char *const *paths, size_t n, trace_options opts,
-               unsigned ranks, int measure, int *argc, char ***argv)
+               unsigned ranks, int measure, int skeleton, int *argc,
+               char ***argv)
 {
     (void)ranks;
     comm *c = comm_mpi_world(argc, argv);
@@ -331,6 +555,28 @@ static int run(const char *const *paths, size_t n, trace_options opts,
     trace_share s;
     int rc = trace_load_share(paths, n, &opts, c, &s, serr, sizeof serr);
     fclose(opts.warnings);
+    hb_skeleton k = {0};
+    if (measure && skeleton >= 0 && rc == TRACE_OK) {
+        /* what the analysis would build next: Φ with the other ranks,
+         * pruned, and the skeleton */
+        char e[4096];
+        long loaded = peak_kb();
+        hb_model *m = hb_model_build_share(&s, (handler_model)skeleton, NULL,
+                                           c, e, sizeof e);
+        long built = peak_kb();
+        if (m) {
+            m = pruned_model(s.t, (handler_model)skeleton, m);
+            long pruned = peak_kb();
+            if (hb_skeleton_exchange(&s, m, c, &k, e, sizeof e) == 0)
+                printf("rank %u: %u edges, skeleton of %u sync events and "
+                       "%u edges; peak after the load %ld KB, Φ %ld KB, "
+                       "pruning %ld KB\n", r, m->n_edges, k.n_sync,
+                       k.in_start[k.n_sync], loaded, built, pruned);
+            hb_model_free(m);
+        }
+        if (!m || !k.global)
+            printf("rank %u: %s\n", r, e);
+    }
     if (measure) {
         uint32_t all = rc == TRACE_OK ? s.t->n_events : 0, theirs = 0;
         for (uint32_t i = 0; i < all; i++)
@@ -346,6 +592,7 @@ static int run(const char *const *paths, size_t n, trace_options opts,
         if (wrc == TRACE_OK && rc == TRACE_OK)
             check_shares(w, &s, r, 1, 0);
     }
+    hb_skeleton_free(&k);
     if (rc == TRACE_OK)
         trace_share_free(&s);
     if (w)
@@ -361,7 +608,8 @@ static int run(const char *const *paths, size_t n, trace_options opts,
 }
 #else
 static int run(const char *const *paths, size_t n, trace_options opts,
-               unsigned ranks, int measure, int *argc, char ***argv)
+               unsigned ranks, int measure, int skeleton, int *argc,
+               char ***argv)
 {
     (void)argc;
     (void)argv;
@@ -373,7 +621,9 @@ static int run(const char *const *paths, size_t n, trace_options opts,
                          &wlen);
     opts.warnings = open_memstream(&swarn, &slen);
     job j = {paths, n, opts, ranks, xcalloc(ranks, sizeof(trace_share)),
-             xcalloc(ranks, sizeof(int)), xcalloc(ranks, sizeof *j.err)};
+             xcalloc(ranks, sizeof(int)), xcalloc(ranks, sizeof *j.err),
+             skeleton, xcalloc(ranks, sizeof(hb_model *)),
+             xcalloc(ranks, sizeof(hb_skeleton))};
     comm_threads_run(ranks, load_rank, &j);
     fclose(opts.warnings);
     check_load(w, wrc, wwarn, wlen, &j.share[0], j.rc[0], swarn, slen);
@@ -383,8 +633,20 @@ static int run(const char *const *paths, size_t n, trace_options opts,
         check_shares(w, j.share, 0, ranks, 1);
     else if (wrc != TRACE_OK)
         printf("both fail: %s\n", werr);
-    for (unsigned r = 0; r < ranks; r++)
+    if (skeleton >= 0 && wrc == TRACE_OK && failures == 0)
+        check_edges(w, (handler_model)skeleton, j.share, j.model, ranks);
+    for (unsigned r = 0; r < ranks && skeleton >= 0 && wrc == TRACE_OK; r++)
+        if (j.model[r])
+            check_skeleton(w, (handler_model)skeleton, &j.share[r],
+                           j.model[r], &j.skel[r], r);
+    for (unsigned r = 0; r < ranks; r++) {
         trace_share_free(&j.share[r]);
+        if (j.model[r])
+            hb_model_free(j.model[r]);
+        hb_skeleton_free(&j.skel[r]);
+    }
+    free(j.model);
+    free(j.skel);
     free(j.share);
     free(j.rc);
     free(j.err);
@@ -400,7 +662,7 @@ static int run(const char *const *paths, size_t n, trace_options opts,
 int main(int argc, char **argv)
 {
     unsigned ranks = 2;
-    int first = 1, measure = 0;
+    int first = 1, measure = 0, skeleton = -1;
     trace_options opts = {0};
     for (; first < argc && strncmp(argv[first], "--", 2) == 0; first++) {
         if (strncmp(argv[first], "--ranks=", 8) == 0)
@@ -413,14 +675,19 @@ int main(int argc, char **argv)
             measure = measure ? measure : 1;
         else if (strcmp(argv[first], "--whole") == 0)
             measure = 2;
+        else if (strcmp(argv[first], "--skeleton") == 0)
+            skeleton = HANDLERS_NESTED;
+        else if (strcmp(argv[first], "--skeleton=floating") == 0)
+            skeleton = HANDLERS_FLOATING;
         else
             break;
     }
     if (first >= argc || ranks < 1 || ranks > 64) {
         fprintf(stderr, "usage: check-share [--ranks=N] [--lenient] "
-                "[--timestamps] [--measure [--whole]] PATH...\n");
+                "[--timestamps] [--skeleton[=floating]] [--measure [--whole]] "
+                "PATH...\n");
         return 2;
     }
     return run((const char *const *)argv + first, (size_t)(argc - first),
-               opts, ranks, measure, &argc, &argv);
+               opts, ranks, measure, skeleton, &argc, &argv);
 }

@@ -28,9 +28,11 @@ if [ -d "$SHARED" ]; then
 else
     echo "note: $SHARED is absent, its traces are not checked"
 fi
+model=0
 for path in "$@"; do
+    model=$((1 - model)); skel=--skeleton; [ $model -eq 0 ] && skel=--skeleton=floating
     for r in 1 2 3 4; do
-        share "$path" --ranks=$r --lenient "$path"
+        share "$path" --ranks=$r --lenient $skel "$path"
     done
 done
 echo "bundled, shared and fixture traces: $# at 1 to 4 ranks"
@@ -47,8 +49,9 @@ while [ $seed -le "$SEEDS" ]; do
     ./bin/gen-trace --seed $((3000 + seed)) --nodes $((2 + seed % 4)) --steps $((30 + seed % 90)) \
         $corr -o "$d" 2>/dev/null || not_ok "gen-trace seed $((3000 + seed))"
     r=$((2 + seed % 3))
+    skel=--skeleton; [ $((seed % 2)) -eq 0 ] && skel=--skeleton=floating
     # shellcheck disable=SC2086
-    share "random trace $seed" --ranks=$r $order "$d"
+    share "random trace $seed" --ranks=$r $order $skel "$d"
     if [ $((seed % 5)) -eq 0 ]; then
         cat "$d"/*.log >"$TMP/one$seed.log"
         # shellcheck disable=SC2046 # the file names are the generator's
@@ -65,7 +68,8 @@ for seed in 1 2 3 4 5 6; do
         --nodes $((1 + seed % 3)) --threads $((2 + seed % 5)) --locks $((1 + seed % 4)) \
         --cut-sections=$((seed % 4 * 25)) --handoffs=$((seed % 3 * 50)) \
         -o "$TMP/k$seed" 2>/dev/null || not_ok "gen-trace --shape=locks seed $seed"
-    share "lock-heavy trace $seed" --ranks=$((2 + seed % 3)) "$TMP/k$seed"
+    skel=--skeleton; [ $((seed % 2)) -eq 0 ] && skel=--skeleton=floating
+    share "lock-heavy trace $seed" --ranks=$((2 + seed % 3)) $skel "$TMP/k$seed"
 done
 
 # the agent's ZooKeeper trace (three nodes, one file each), a Cyclon run
@@ -73,13 +77,15 @@ done
 # between nodes)
 mkdir -p "$TMP/zk" && tar xJf tests/fixtures/zookeeper-ops1.tar.xz -C "$TMP/zk"
 for r in 2 3 4; do
-    share "the agent's ZooKeeper trace" --ranks=$r "$TMP/zk/zookeeper"
+    share "the agent's ZooKeeper trace" --ranks=$r --skeleton "$TMP/zk/zookeeper"
 done
+share "the agent's ZooKeeper trace, floating" --ranks=3 --skeleton=floating "$TMP/zk/zookeeper"
 ./bin/cyclon-trace --nodes 100 --cycles 4 -o "$TMP/cyclon" 2>/dev/null
-share "Cyclon, 100 nodes" --ranks=4 "$TMP/cyclon"
+share "Cyclon, 100 nodes" --ranks=4 --skeleton "$TMP/cyclon"
 if [ -d "$SHARED" ]; then
     for r in 2 3; do
-        share "Falcon's ZooKeeper files together" --ranks=$r "$SHARED"/zookeeper/falcon_tracer.zk*.log
+        share "Falcon's ZooKeeper files together" --ranks=$r --skeleton \
+            "$SHARED"/zookeeper/falcon_tracer.zk*.log
     done
 fi
 
@@ -113,6 +119,12 @@ elif command -v mpirun >/dev/null && [ -x bin/check-share-mpi ]; then
             "$TMP/load/missing" >"$TMP/out" 2>&1 && ok ||
             { not_ok "mpirun -np $r check-share-mpi, a path missing"; tail -5 "$TMP/out"; }
     done
+    # the skeleton over MPI: every rank has the one the threads found
+    want=$(./bin/check-share --ranks=3 --skeleton "$TMP/zk/zookeeper" | sed -n 's/.*skeleton of \([0-9]*\) sync.*/\1/p' | sort -u)
+    got=$($MPIRUN -np 3 bin/check-share-mpi --measure --skeleton "$TMP/zk/zookeeper" 2>&1 |
+          sed -n 's/.*skeleton of \([0-9]*\) sync.*/\1/p' | sort | uniq -c | tr -s ' ')
+    [ -n "$want" ] && [ "$got" = " 3 $want" ] && ok ||
+        not_ok "mpirun -np 3: the skeleton of the ZooKeeper trace is '$got', want 3 x $want"
     [ -d "$SHARED" ] && { $MPIRUN -np 3 bin/check-share-mpi "$SHARED"/zookeeper/falcon_tracer.zk*.log \
         >"$TMP/out" 2>&1 && ok || { not_ok "mpirun -np 3, Falcon's ZooKeeper files"; tail -5 "$TMP/out"; }; }
 else

@@ -17,6 +17,32 @@ void comm_parts_free(comm_parts *p)
     memset(p, 0, sizeof *p);
 }
 
+int comm_reduce_sum(comm *c, uint64_t *value)
+{
+    unsigned n = comm_size(c);
+    const void **data = xcalloc(n, sizeof *data);
+    size_t *len = xcalloc(n, sizeof *len);
+    for (unsigned r = 0; r < n; r++) {
+        data[r] = value;
+        len[r] = sizeof *value;
+    }
+    comm_parts got;
+    int rc = comm_exchange(c, data, len, &got);
+    uint64_t sum = 0;
+    for (unsigned r = 0; rc == 0 && r < got.n; r++) {
+        uint64_t v = 0;
+        if (got.len[r] == sizeof v)
+            memcpy(&v, got.data[r], sizeof v);
+        sum += v;
+    }
+    comm_parts_free(&got);
+    free(data);
+    free(len);
+    if (rc == 0)
+        *value = sum;
+    return rc;
+}
+
 /* Sorts piece indices by size, largest first, the first of equal ones
  * first (a merge sort: stable, and n may be millions of batches). */
 static void sort_by_size(const uint64_t *size, uint32_t *idx, uint32_t *tmp,

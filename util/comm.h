@@ -90,6 +90,10 @@ static inline int comm_exchange(comm *c, const void *const *data,
 
 void comm_parts_free(comm_parts *p);
 
+/* *value becomes the sum of every rank's *value, on every rank (by
+ * comm_exchange()).  Returns 0, or -1. */
+int comm_reduce_sum(comm *c, uint64_t *value);
+
 /* Deals n pieces of work out to `ranks` ranks by size: the largest first
  * (of equal ones the first), each to the rank with the least work so far
  * (the lowest of those; a piece counts size + 1), so that every rank
