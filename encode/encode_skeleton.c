@@ -111,26 +111,73 @@ static void pack_own(const trace_share *s, const hb_model *m, pack *b)
     free(sync);
 }
 
-typedef struct sync_at {
-    uint32_t global, chain, pos, n_in;
-    const char *in;         /* the sources' global ids, in the bytes */
-} sync_at;
-
-static int by_global(const void *x, const void *y)
+/* Sorts idx by the global ids it points at. */
+static int by_global(const void *x, const void *y, void *ctx)
 {
-    uint32_t a = ((const sync_at *)x)->global, b = ((const sync_at *)y)->global;
+    const uint32_t *g = ctx;
+    uint32_t a = g[*(const uint32_t *)x], b = g[*(const uint32_t *)y];
     return a < b ? -1 : a > b;
 }
 
-/* Every rank's chains into k.  0, or -1 when the bytes are cut short. */
-static int read_all(const comm_parts *got, hb_skeleton *k)
+/* Applies the permutation idx (new place i holds old idx[i]) to v, in
+ * place, following its cycles (done: a cleared bit per place). */
+static void permute(uint32_t *v, const uint32_t *idx, uint32_t n,
+                    uint8_t *done)
 {
-    sync_at *at = NULL;
-    size_t n = 0, cap = 0, chain_cap = 0;
-    for (unsigned r = 0; r < got->n; r++) {
+    memset(done, 0, (size_t)n / 8 + 1);
+    for (uint32_t i = 0; i < n; i++) {
+        if (done[i / 8] >> (i % 8) & 1)
+            continue;
+        uint32_t first = v[i], at = i;
+        for (;;) {
+            done[at / 8] |= (uint8_t)(1u << (at % 8));
+            uint32_t from = idx[at];
+            if (from == i) {
+                v[at] = first;
+                break;
+            }
+            v[at] = v[from];
+            at = from;
+        }
+    }
+}
+
+/* Every rank's chains into k, each rank's bytes freed once read (they
+ * are as large as the skeleton), the sync events then put in global
+ * order in place.  0, -1 when the bytes are cut short, -2 when an edge
+ * names no sync event or two ranks name one. */
+static int read_all(comm_parts *got, hb_skeleton *k)
+{
+    size_t n = 0, n_in = 0, chain_cap = 0;
+    for (unsigned r = 0; r < got->n; r++) { /* first how many */
         unpack u = unpack_of(got->data[r], got->len[r]);
         uint32_t chains = unpack_u32(&u);
         for (uint32_t c = 0; c < chains && !u.bad; c++) {
+            size_t len;
+            unpack_text(&u, &len);
+            uint32_t events = unpack_u32(&u);
+            for (uint32_t i = 0; i < events && !u.bad; i++) {
+                unpack_take(&u, 2 * sizeof(uint32_t));
+                uint32_t m = unpack_u32(&u);
+                unpack_take(&u, (size_t)m * sizeof(uint32_t));
+                n_in += m;
+            }
+            n += events;
+        }
+        if (u.bad || n > UINT32_MAX - 1 || n_in > UINT32_MAX - 1)
+            return -1;
+    }
+    k->n_sync = (uint32_t)n;
+    k->global = xmalloc_array(n + 1, sizeof *k->global);
+    k->chain = xmalloc_array(n + 1, sizeof *k->chain);
+    k->pos = xmalloc_array(n + 1, sizeof *k->pos);
+    uint32_t *count = xmalloc_array(n + 1, sizeof *count);
+    uint32_t *sources = xmalloc_array(n_in + 1, sizeof *sources);
+    size_t at = 0, at_in = 0;
+    for (unsigned r = 0; r < got->n; r++) { /* then what, in arrival order */
+        unpack u = unpack_of(got->data[r], got->len[r]);
+        uint32_t chains = unpack_u32(&u);
+        for (uint32_t c = 0; c < chains; c++) {
             size_t len;
             const char *name = unpack_text(&u, &len);
             ALLOC_GROW(k->chain_name, k->n_chains + 1, chain_cap);
@@ -139,48 +186,54 @@ static int read_all(const comm_parts *got, hb_skeleton *k)
             k->chain_name[k->n_chains] = xstrdup(name);
             k->chain_rank[k->n_chains] = r;
             uint32_t events = unpack_u32(&u);
-            for (uint32_t i = 0; i < events && !u.bad; i++) {
-                ALLOC_GROW(at, n + 1, cap);
-                at[n].global = unpack_u32(&u);
-                at[n].chain = k->n_chains;
-                at[n].pos = unpack_u32(&u);
-                at[n].n_in = unpack_u32(&u);
-                at[n].in = unpack_take(&u, sizeof(uint32_t) * at[n].n_in);
-                n++;
+            for (uint32_t i = 0; i < events; i++, at++) {
+                k->global[at] = unpack_u32(&u);
+                k->chain[at] = k->n_chains;
+                k->pos[at] = unpack_u32(&u);
+                count[at] = unpack_u32(&u);
+                unpack_get(&u, sources + at_in, (size_t)count[at] * sizeof *sources);
+                at_in += count[at];
             }
             k->n_chains++;
         }
-        if (u.bad) {
-            free(at);
-            return -1;
-        }
+        free(got->data[r]);
+        got->data[r] = NULL;
+        got->len[r] = 0;
     }
+    /* by global id: where each event's sources start, then the arrays
+     * permuted in place */
+    uint32_t *first = xmalloc_array(n + 1, sizeof *first);
+    for (size_t i = 0, f = 0; i < n; i++) {
+        first[i] = (uint32_t)f;
+        f += count[i];
+    }
+    uint32_t *idx = xmalloc_array(n + 1, sizeof *idx);
+    for (size_t i = 0; i < n; i++)
+        idx[i] = (uint32_t)i;
     if (n)
-        qsort(at, n, sizeof *at, by_global);
-    k->n_sync = (uint32_t)n;
-    k->global = xmalloc_array(n + 1, sizeof *k->global);
-    k->chain = xmalloc_array(n + 1, sizeof *k->chain);
-    k->pos = xmalloc_array(n + 1, sizeof *k->pos);
+        qsort_r(idx, n, sizeof *idx, by_global, k->global);
+    uint8_t *done = xmalloc(n / 8 + 1);
+    permute(k->global, idx, (uint32_t)n, done);
+    permute(k->chain, idx, (uint32_t)n, done);
+    permute(k->pos, idx, (uint32_t)n, done);
+    free(done);
     k->in_start = xcalloc(n + 2, sizeof *k->in_start);
-    for (size_t i = 0; i < n; i++) {
-        k->global[i] = at[i].global;
-        k->chain[i] = at[i].chain;
-        k->pos[i] = at[i].pos;
-        k->in_start[i + 1] = k->in_start[i] + at[i].n_in;
-    }
-    k->in = xmalloc_array((size_t)k->in_start[n] + 1, sizeof *k->in);
+    for (size_t i = 0; i < n; i++)
+        k->in_start[i + 1] = k->in_start[i] + count[idx[i]];
+    k->in = xmalloc_array(n_in + 1, sizeof *k->in);
     int rc = 0;
     for (size_t i = 0; i < n; i++)
-        for (uint32_t j = 0; j < at[i].n_in; j++) {
-            uint32_t g;
-            memcpy(&g, at[i].in + sizeof g * j, sizeof g);
-            uint32_t src = hb_skeleton_find(k, g);
+        for (uint32_t j = 0; j < count[idx[i]]; j++) {
+            uint32_t src = hb_skeleton_find(k, sources[first[idx[i]] + j]);
             rc |= src == UINT32_MAX;
             k->in[k->in_start[i] + j] = src;
         }
     for (size_t i = 1; i < n; i++)
-        rc |= at[i].global == at[i - 1].global; /* two ranks' event */
-    free(at);
+        rc |= k->global[i] == k->global[i - 1]; /* two ranks' event */
+    free(idx);
+    free(first);
+    free(sources);
+    free(count);
     return rc ? -2 : 0;
 }
 
