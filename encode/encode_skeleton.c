@@ -243,17 +243,8 @@ int hb_skeleton_exchange(const trace_share *s, const hb_model *m, comm *c,
     memset(out, 0, sizeof *out);
     pack mine = {0};
     pack_own(s, m, &mine);
-    unsigned ranks = comm_size(c);
-    const void **data = xcalloc(ranks, sizeof *data);
-    size_t *len = xcalloc(ranks, sizeof *len);
-    for (unsigned r = 0; r < ranks; r++) { /* the same to every rank */
-        data[r] = mine.data;
-        len[r] = mine.n;
-    }
     comm_parts got;
-    int rc = comm_exchange(c, data, len, &got);
-    free(data);
-    free(len);
+    int rc = comm_allgather(c, mine.data, mine.n, &got);
     free(mine.data);
     if (rc == 0)
         rc = read_all(&got, out);

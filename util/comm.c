@@ -17,17 +17,25 @@ void comm_parts_free(comm_parts *p)
     memset(p, 0, sizeof *p);
 }
 
-int comm_reduce_sum(comm *c, uint64_t *value)
+int comm_allgather(comm *c, const void *data, size_t len, comm_parts *out)
 {
     unsigned n = comm_size(c);
-    const void **data = xcalloc(n, sizeof *data);
-    size_t *len = xcalloc(n, sizeof *len);
+    const void **each = xcalloc(n, sizeof *each);
+    size_t *lens = xcalloc(n, sizeof *lens);
     for (unsigned r = 0; r < n; r++) {
-        data[r] = value;
-        len[r] = sizeof *value;
+        each[r] = data;
+        lens[r] = len;
     }
+    int rc = comm_exchange(c, each, lens, out);
+    free(each);
+    free(lens);
+    return rc;
+}
+
+int comm_reduce_sum(comm *c, uint64_t *value)
+{
     comm_parts got;
-    int rc = comm_exchange(c, data, len, &got);
+    int rc = comm_allgather(c, value, sizeof *value, &got);
     uint64_t sum = 0;
     for (unsigned r = 0; rc == 0 && r < got.n; r++) {
         uint64_t v = 0;
@@ -36,8 +44,6 @@ int comm_reduce_sum(comm *c, uint64_t *value)
         sum += v;
     }
     comm_parts_free(&got);
-    free(data);
-    free(len);
     if (rc == 0)
         *value = sum;
     return rc;

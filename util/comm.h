@@ -90,6 +90,10 @@ static inline int comm_exchange(comm *c, const void *const *data,
 
 void comm_parts_free(comm_parts *p);
 
+/* Every rank's len bytes at data to every rank: out->data[s] is rank
+ * s's (comm_exchange() of the same bytes to all).  Returns 0, or -1. */
+int comm_allgather(comm *c, const void *data, size_t len, comm_parts *out);
+
 /* *value becomes the sum of every rank's *value, on every rank (by
  * comm_exchange()).  Returns 0, or -1. */
 int comm_reduce_sum(comm *c, uint64_t *value);
