@@ -26,6 +26,10 @@
 #include "../util/comm.h"
 #include "../util/pack.h"
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 /* A file read here. */
 typedef struct own_file {
     uint32_t step;
@@ -1034,6 +1038,12 @@ static int route_events(share_load *s)
         if (rc == 0)
             rc = merge_received(s, &got);
         comm_parts_free(&got);
+#ifdef __GLIBC__
+        /* the round's parts and bytes are freed, in the middle of the
+         * heap: given back, so that the share's pages take their place
+         * rather than come on top of them */
+        malloc_trim(0);
+#endif
         first = last;
     }
     free(to);
