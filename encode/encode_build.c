@@ -552,29 +552,92 @@ static uint32_t *usable_waits(const builder *b, uint32_t *n_out)
     return order;
 }
 
+/* A build over the ranks of a split run (hb_model_build_share()). */
+typedef struct split_build {
+    const trace_share *s;
+    comm *c;
+    char *err;
+    size_t err_len;
+} split_build;
+
+/* *v becomes the largest over the ranks (alone: as it is).  0, or -1. */
+static int agree_max(const split_build *sp, uint64_t *v)
+{
+    return sp ? comm_reduce_max(sp->c, v) : 0;
+}
+
+/* The other ranks' sync events as the wait rule sweeps them, into *o:
+ * the skeleton exchanged now.  0, or -1 with the message. */
+static int outside_now(builder *b, const split_build *sp, hb_outside *o)
+{
+    hb_skeleton k;
+    if (hb_skeleton_exchange(sp->s, b->m, sp->c, &k, sp->err, sp->err_len) != 0)
+        return -1;
+    hb_skeleton_outside(&k, sp->s, b->m->handlers, comm_rank(sp->c), o);
+    hb_skeleton_free(&k);
+    return 0;
+}
+
 /* The edges both rules give, to a fixpoint (a round of each while the
- * other added some, at most IMPLIED_ROUNDS). */
+ * other added some, at most IMPLIED_ROUNDS).  In a split run (sp) every
+ * rank runs the same rounds: each round's wait rule sweeps the share
+ * with the other ranks' sync events as they stand at the round's start
+ * (one process sweeps the edges of the round's start too), the lock
+ * rule closes the rank's own nodes (it reads edges within a node only),
+ * and the ranks decide together whether to go on; the lock closure's
+ * bound is the whole trace's.  0, or -1 with sp's message (the ranks
+ * lost each other, or the bound ran out over the whole trace). */
 enum { IMPLIED_ROUNDS = 4 };
 
-static void implied_edges(builder *b)
+static int implied_edges(builder *b, const split_build *sp)
 {
     hb_model *m = b->m;
     uint32_t n_waits, next = 0;
     uint32_t *waits = usable_waits(b, &n_waits);
-    lock_closure c = {.budget = 4 * (uint64_t)m->n_kept + 1024};
+    /* 4 per kept event: a split run keeps every event of the whole trace */
+    uint64_t bound = 4 * (uint64_t)(sp ? sp->s->n_events : m->n_kept) + 1024;
+    lock_closure c = {.budget = bound};
     if (m->n_lock_groups)
         place_sections(b, &c);
-    for (int round = 0; round < IMPLIED_ROUNDS && !stopped(b); round++) {
+    uint64_t any_waits = n_waits > 0;
+    int rc = agree_max(sp, &any_waits);
+    for (int round = 0; round < IMPLIED_ROUNDS && rc == 0; round++) {
+        uint64_t halt = stopped(b);
+        if ((rc = agree_max(sp, &halt)) != 0 || halt) {
+            m->incomplete |= (uint8_t)halt;
+            break;
+        }
         uint32_t before = m->n_edges;
-        if (n_waits)
-            close_waits(b, waits, n_waits, NULL);
+        if (any_waits) {
+            hb_outside o = {0};
+            if (sp && (rc = outside_now(b, sp, &o)) != 0)
+                break;
+            if (n_waits)
+                close_waits(b, waits, n_waits, sp ? &o : NULL);
+            hb_outside_free(&o);
+        }
         if (m->n_lock_groups)
             close_locks(b, &c, &next);
-        if (m->n_edges == before || (round > 0 && !n_waits))
+        uint64_t added = m->n_edges > before;
+        if ((rc = agree_max(sp, &added)) != 0 || !added ||
+            (round > 0 && !any_waits))
             break;
+    }
+    uint64_t used = bound - c.budget;
+    if (sp && rc == 0 && (rc = comm_reduce_sum(sp->c, &used)) == 0 &&
+        used > bound) {
+        snprintf(sp->err, sp->err_len, "the lock order implied by the "
+                 "trace's edges passes its bound of %llu edges over the "
+                 "whole trace: a split run cannot find the ones one process "
+                 "keeps", (unsigned long long)bound);
+        rc = -1;
+    } else if (sp && rc != 0 && !*sp->err) {
+        snprintf(sp->err, sp->err_len, "the ranks of the job lost each other "
+                 "(a collective operation failed)");
     }
     free_lock_closure(&c);
     free(waits);
+    return rc;
 }
 
 hb_model *hb_model_build(const trace *t, const uint8_t *keep,
@@ -606,74 +669,8 @@ hb_model *hb_model_build_until(const trace *t, const uint8_t *keep,
     hb_model *m = new_model(t, keep, handlers);
     builder b = {.m = m, .t = t, .stop = stop};
     build_constraints(&b);
-    implied_edges(&b);
+    implied_edges(&b, NULL);
     return m;
-}
-
-/* ---- the same over the ranks of a split run --------------------------- */
-
-/* implied_edges() with every rank: the same rounds, each wait rule
- * sweeping the share with the other ranks' sync events as they stand at
- * the round's start (one process sweeps the edges of the round's start
- * too), and the decision to go on taken together.  The lock rule looks
- * at edges within a node only, so each rank closes its own.  0, or -1
- * with the message (the ranks lost each other, or the lock closure's
- * bound ran out over the whole trace). */
-static int implied_edges_ranks(builder *b, const trace_share *s, comm *c,
-                               char *err, size_t err_len)
-{
-    hb_model *m = b->m;
-    uint32_t n_waits, next = 0;
-    uint32_t *waits = usable_waits(b, &n_waits);
-    /* one process's bound: every event of the whole trace is kept */
-    uint64_t bound = 4 * (uint64_t)s->n_events + 1024;
-    lock_closure lc = {.budget = bound};
-    if (m->n_lock_groups)
-        place_sections(b, &lc);
-    uint64_t any_waits = n_waits > 0;
-    int rc = comm_reduce_max(c, &any_waits);
-    for (int round = 0; round < IMPLIED_ROUNDS && rc == 0; round++) {
-        uint64_t halt = stopped(b);
-        if ((rc = comm_reduce_max(c, &halt)) != 0)
-            break;
-        if (halt) {
-            m->incomplete = 1;
-            break;
-        }
-        uint32_t before = m->n_edges;
-        if (any_waits) {
-            hb_skeleton k;
-            hb_outside o;
-            if ((rc = hb_skeleton_exchange(s, m, c, &k, err, err_len)) != 0)
-                break;
-            hb_skeleton_outside(&k, s, m->handlers, comm_rank(c), &o);
-            hb_skeleton_free(&k);
-            if (n_waits)
-                close_waits(b, waits, n_waits, &o);
-            hb_outside_free(&o);
-        }
-        if (m->n_lock_groups)
-            close_locks(b, &lc, &next);
-        uint64_t added = m->n_edges > before;
-        if ((rc = comm_reduce_max(c, &added)) != 0)
-            break;
-        if (!added || (round > 0 && !any_waits))
-            break;
-    }
-    uint64_t used = bound - lc.budget;
-    if (rc == 0 && (rc = comm_reduce_sum(c, &used)) == 0 && used > bound) {
-        snprintf(err, err_len, "the lock order implied by the trace's edges "
-                 "passes its bound of %llu edges over the whole trace: a "
-                 "split run cannot find the ones one process keeps",
-                 (unsigned long long)bound);
-        rc = -1;
-    } else if (rc != 0 && !*err) {
-        snprintf(err, err_len, "the ranks of the job lost each other (a "
-                 "collective operation failed)");
-    }
-    free_lock_closure(&lc);
-    free(waits);
-    return rc;
 }
 
 hb_model *hb_model_build_share(const trace_share *s, handler_model handlers,
@@ -685,7 +682,8 @@ hb_model *hb_model_build_share(const trace_share *s, handler_model handlers,
     builder b = {.m = m, .t = t, .stop = stop};
     build_constraints(&b);
     *err = 0;
-    if (implied_edges_ranks(&b, s, c, err, err_len) != 0) {
+    split_build sp = {s, c, err, err_len};
+    if (implied_edges(&b, &sp) != 0) {
         hb_model_free(m);
         return NULL;
     }

@@ -260,18 +260,24 @@ int hb_skeleton_exchange(const trace_share *s, const hb_model *m, comm *c,
     return rc ? -1 : 0;
 }
 
-/* The share's event of global id g, or UINT32_MAX. */
-static uint32_t local_of(const trace_share *s, uint32_t g)
+/* Where x stands in v[0 .. n), ascending, or UINT32_MAX. */
+static uint32_t find_sorted(const uint32_t *v, uint32_t n, uint32_t x)
 {
-    uint32_t lo = 0, hi = s->t->n_events;
+    uint32_t lo = 0, hi = n;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (s->global[mid] < g)
+        if (v[mid] < x)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo < s->t->n_events && s->global[lo] == g ? lo : UINT32_MAX;
+    return lo < n && v[lo] == x ? lo : UINT32_MAX;
+}
+
+/* The share's event of global id g, or UINT32_MAX. */
+static uint32_t local_of(const trace_share *s, uint32_t g)
+{
+    return find_sorted(s->global, s->t->n_events, g);
 }
 
 typedef struct chain_place {
@@ -351,15 +357,7 @@ void hb_outside_free(hb_outside *o)
 
 uint32_t hb_skeleton_find(const hb_skeleton *k, uint32_t g)
 {
-    uint32_t lo = 0, hi = k->n_sync;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (k->global[mid] < g)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < k->n_sync && k->global[lo] == g ? lo : UINT32_MAX;
+    return find_sorted(k->global, k->n_sync, g);
 }
 
 void hb_skeleton_free(hb_skeleton *k)

@@ -121,6 +121,10 @@ void file_pool_end(file_pool *fp);
  * objects, channels and events, renumbered.  0 when the events would be
  * too many. */
 int merge_part(load_state *ls, const trace *part);
+/* A part's counts of what was read (kinds, skipped events and files,
+ * cut-off files, a stop) added to `to`; not its warnings, which the
+ * caller counts as it prints them. */
+void add_part_stats(trace_stats *to, const trace_stats *from);
 
 /* ---- the plan of a split load (trace_ranks.c), shared with the share
  * loader (trace_share.c) ---- */

@@ -374,6 +374,16 @@ static void *file_worker(void *arg)
     return NULL;
 }
 
+void add_part_stats(trace_stats *to, const trace_stats *from)
+{
+    for (int k = 0; k <= EV_KIND_MAX; k++)
+        to->by_kind[k] += from->by_kind[k];
+    to->events_skipped += from->events_skipped;
+    to->truncated_files += from->truncated_files;
+    to->files_skipped += from->files_skipped;
+    to->interrupted |= from->interrupted;
+}
+
 int merge_part(load_state *ls, const trace *part)
 {
     trace *t = ls->t;
@@ -410,12 +420,7 @@ int merge_part(load_state *ls, const trace *part)
                                      ? thr[e.object] : chn[e.object]);
         t->events[t->n_events++] = e;
     }
-    for (int k = 0; k <= EV_KIND_MAX; k++)
-        t->stats.by_kind[k] += part->stats.by_kind[k];
-    t->stats.events_skipped += part->stats.events_skipped;
-    t->stats.truncated_files += part->stats.truncated_files;
-    t->stats.files_skipped += part->stats.files_skipped;
-    t->stats.interrupted |= part->stats.interrupted;
+    add_part_stats(&t->stats, &part->stats);
     free(str);
     free(thr);
     free(obj);

@@ -59,7 +59,6 @@ typedef struct share_load {
     trace_share *out;
     uint32_t *step_events;  /* per step: its file's events (0: no file) */
     uint64_t incoming;      /* events this rank's share will hold */
-    uint32_t step_first;    /* take_outcome(): the last file's offset */
     load_state merged;      /* the share, as it is merged */
 } share_load;
 
@@ -205,7 +204,7 @@ static void walk_plan(share_load *s, file_status *st, trace *names,
             o->offset[i] = (uint32_t)total;
             if (f->warnings_len && s->opts->warnings)
                 fwrite(f->warnings, 1, f->warnings_len, s->opts->warnings);
-            o->stats.warnings += f->stats.warnings;
+            names->stats.warnings += f->stats.warnings;
             if (f->rc != TRACE_OK) {
                 snprintf(o->err, s->err_len, "%s", f->err);
                 o->rc = TRACE_ERR;
@@ -215,24 +214,15 @@ static void walk_plan(share_load *s, file_status *st, trace *names,
             } else if (f->n_files) {
                 first_file = first_file ? first_file : p->text;
                 total += f->n_events;
-                for (int k = 0; k <= EV_KIND_MAX; k++)
-                    o->stats.by_kind[k] += f->stats.by_kind[k];
-                o->stats.events_skipped += f->stats.events_skipped;
-                o->stats.truncated_files += f->stats.truncated_files;
-                o->stats.files_skipped += f->stats.files_skipped;
-                o->stats.interrupted |= f->stats.interrupted;
+                add_part_stats(&names->stats, &f->stats);
             }
             break;
-        case STEP_READ_ALREADY:
-            names->stats = o->stats;
+        case STEP_READ_ALREADY: /* names' stats count the whole load */
             o->rc = skip_read_already(&ls, p->text);
-            o->stats = names->stats;
             break;
         case STEP_SKIPPED:
-            names->stats = o->stats;
             names->stats.files_skipped++;
             trace_warn(names, s->opts, "%s", p->text);
-            o->stats = names->stats;
             break;
         case STEP_ERROR:
             snprintf(o->err, s->err_len, "%s", p->text);
@@ -240,6 +230,7 @@ static void walk_plan(share_load *s, file_status *st, trace *names,
             break;
         }
     }
+    o->stats = names->stats;
     if (o->rc == TRACE_OK && total == 0 && !o->stats.interrupted) {
         snprintf(o->err, s->err_len, "%s: no events in the trace",
                  first_file ? first_file : "input");
@@ -370,14 +361,14 @@ static int take_outcome(share_load *s, const char *buf, size_t len)
     out->node_owner = xmalloc_array(out->n_nodes + 1, sizeof *out->node_owner);
     unpack_get(&u, out->node_owner, (size_t)out->n_nodes * sizeof(uint32_t));
     s->step_events = xcalloc(s->plan.n + 1, sizeof *s->step_events);
-    uint32_t last = UINT32_MAX; /* the READ step before */
+    uint32_t last = UINT32_MAX, last_first = 0; /* the file before */
     for (uint32_t i = 0, k = 0; i < s->plan.n && !u.bad; i++) {
         if (s->plan.steps[i].kind != STEP_READ)
             continue;
         uint32_t offset = unpack_u32(&u), threads = unpack_u32(&u);
         if (last != UINT32_MAX)
-            s->step_events[last] = offset - s->step_first;
-        s->step_first = offset;
+            s->step_events[last] = offset - last_first;
+        last_first = offset;
         last = i;
         size_t bytes = (size_t)threads * sizeof(uint32_t);
         if (k < s->n_own && s->own[k].step == i) {
@@ -394,7 +385,7 @@ static int take_outcome(share_load *s, const char *buf, size_t len)
         }
     }
     if (last != UINT32_MAX)
-        s->step_events[last] = out->n_events - s->step_first;
+        s->step_events[last] = out->n_events - last_first;
     return u.bad ? -1 : 0;
 }
 
@@ -461,6 +452,27 @@ static int agree_outcome(share_load *s)
 }
 
 /* ---- 3. the message endpoints ----------------------------------------- */
+
+/* to[] to their ranks, into *got; frees to[]'s bytes.  0, or -1. */
+static int exchange_packs(comm *c, pack *to, comm_parts *got)
+{
+    unsigned ranks = comm_size(c);
+    const void **data = xcalloc(ranks, sizeof *data);
+    size_t *len = xcalloc(ranks, sizeof *len);
+    for (unsigned r = 0; r < ranks; r++) {
+        data[r] = to[r].data;
+        len[r] = to[r].n;
+    }
+    int rc = comm_exchange(c, data, len, got);
+    for (unsigned r = 0; r < ranks; r++) {
+        free(to[r].data);
+        to[r] = (pack){0};
+    }
+    free(data);
+    free(len);
+    return rc;
+}
+
 
 /* An endpoint's key: 'm' and its message id, or 'c' and its TCP
  * channel's four strings; 0 when it has none (it matches nothing). */
@@ -537,18 +549,8 @@ static int send_endpoints(share_load *s, comm_parts *got)
         }
     }
     free(key.data);
-    const void **data = xcalloc(ranks, sizeof *data);
-    size_t *len = xcalloc(ranks, sizeof *len);
-    for (unsigned r = 0; r < ranks; r++) {
-        data[r] = to[r].data;
-        len[r] = to[r].n;
-    }
-    int rc = comm_exchange(s->c, data, len, got);
-    for (unsigned r = 0; r < ranks; r++)
-        free(to[r].data);
+    int rc = exchange_packs(s->c, to, got);
     free(to);
-    free(data);
-    free(len);
     return rc;
 }
 
@@ -665,19 +667,9 @@ static int find_endpoints(share_load *s)
     }
     pack *answer = xcalloc(ranks, sizeof *answer);
     answer_endpoints(&got, ranks, answer);
-    const void **data = xcalloc(ranks, sizeof *data);
-    size_t *len = xcalloc(ranks, sizeof *len);
-    for (unsigned r = 0; r < ranks; r++) {
-        data[r] = answer[r].data;
-        len[r] = answer[r].n;
-    }
-    int rc = comm_exchange(s->c, data, len, &answers);
     comm_parts_free(&got);
-    for (unsigned r = 0; r < ranks; r++)
-        free(answer[r].data);
+    int rc = exchange_packs(s->c, answer, &answers);
     free(answer);
-    free(data);
-    free(len);
     if (rc == 0)
         take_answers(s, &answers);
     comm_parts_free(&answers);
@@ -785,7 +777,12 @@ static void pack_sub_part(const own_file *f, uint32_t rank, sub_part *p,
         renumber_of(&p->str, stamp, c->dst);
         renumber_of(&p->str, stamp, c->dst_port);
     }
+    /* its step and length first: the receiver orders sub-parts by step
+     * without reading them */
     pack_u32(b, f->step);
+    size_t length_at = b->n;
+    uint64_t length = 0;
+    pack_put(b, &length, sizeof length);
     pack_text(b, t->files[0], strlen(t->files[0]));
     pack_u32(b, p->str.n);
     for (uint32_t k = 0; k < p->str.n; k++)
@@ -811,6 +808,8 @@ static void pack_sub_part(const own_file *f, uint32_t rank, sub_part *p,
     pack_put(b, p->events, (size_t)p->n * sizeof *p->events);
     pack_put(b, p->global, (size_t)p->n * sizeof *p->global);
     pack_put(b, p->foreign, p->n);
+    length = b->n - length_at - sizeof length;
+    memcpy(b->data + length_at, &length, sizeof length);
 }
 
 /* File f's events packed for every rank, into to[]; frees its part. */
@@ -844,26 +843,6 @@ static void pack_file(own_file *f, unsigned ranks, uint32_t *stamp, pack *to)
     }
     trace_free(f->part); /* packed: no longer needed here */
     f->part = NULL;
-}
-
-/* to[] to their ranks, into *got; frees to[]'s bytes.  0, or -1. */
-static int exchange_packs(comm *c, pack *to, comm_parts *got)
-{
-    unsigned ranks = comm_size(c);
-    const void **data = xcalloc(ranks, sizeof *data);
-    size_t *len = xcalloc(ranks, sizeof *len);
-    for (unsigned r = 0; r < ranks; r++) {
-        data[r] = to[r].data;
-        len[r] = to[r].n;
-    }
-    int rc = comm_exchange(c, data, len, got);
-    for (unsigned r = 0; r < ranks; r++) {
-        free(to[r].data);
-        to[r] = (pack){0};
-    }
-    free(data);
-    free(len);
-    return rc;
 }
 
 /* How many events this rank will hold: each rank counts what it sends
@@ -902,11 +881,10 @@ static int count_incoming(share_load *s, uint64_t *total)
  * pack_text() left each length before it), its global ids and flags
  * (pointing into the buffer too, unaligned: read with memcpy).
  * 0, or -1 when the bytes are cut short. */
-static int unpack_sub_part(unpack *u, uint32_t *step, trace *t,
-                           const uint32_t **global, const uint8_t **foreign)
+static int unpack_sub_part(unpack *u, trace *t, const uint32_t **global,
+                           const uint8_t **foreign)
 {
     size_t n;
-    *step = unpack_u32(u);
     t->n_files = 1;
     t->files = xmalloc(sizeof *t->files);
     t->files[0] = xstrdup(unpack_text(u, &n));
@@ -935,7 +913,8 @@ static int unpack_sub_part(unpack *u, uint32_t *step, trace *t,
 
 typedef struct received {
     uint32_t step;
-    const char *at;         /* its bytes, in a buffer of `got` */
+    const char *at;         /* its bytes after step and length, in a
+                               buffer of `got` */
     const char *end;
 } received;
 
@@ -951,28 +930,19 @@ static int merge_received(share_load *s, const comm_parts *got)
 {
     received *in = NULL;
     size_t n = 0, cap = 0;
-    for (unsigned r = 0; r < got->n; r++) { /* find each sub-part's step */
+    for (unsigned r = 0; r < got->n; r++) { /* each sub-part's step */
         unpack u = unpack_of(got->data[r], got->len[r]);
         while (u.p < u.end) {
-            trace part = {0};
-            const uint32_t *global;
-            const uint8_t *foreign;
-            const char *at = u.p;
-            uint32_t step;
-            int bad = unpack_sub_part(&u, &step, &part, &global, &foreign);
-            free(part.files[0]);
-            free(part.files);
-            free(part.strings);
-            free(part.threads);
-            free(part.objects);
-            free(part.channels);
-            free(part.events);
-            if (bad) {
+            uint32_t step = unpack_u32(&u);
+            uint64_t length = 0;
+            unpack_get(&u, &length, sizeof length);
+            const char *at = unpack_take(&u, (size_t)length);
+            if (u.bad) {
                 free(in);
                 return -1;
             }
             ALLOC_GROW(in, n + 1, cap);
-            in[n++] = (received){step, at, u.p};
+            in[n++] = (received){step, at, at + length};
         }
     }
     if (n)
@@ -984,8 +954,8 @@ static int merge_received(share_load *s, const comm_parts *got)
         trace *part = xcalloc(1, sizeof *part);
         const uint32_t *global;
         const uint8_t *foreign;
-        uint32_t step, at = s->merged.t->n_events;
-        rc = unpack_sub_part(&u, &step, part, &global, &foreign);
+        uint32_t at = s->merged.t->n_events;
+        rc = unpack_sub_part(&u, part, &global, &foreign);
         if (rc == 0 && (at + (uint64_t)part->n_events > s->incoming ||
                         !merge_part(&s->merged, part)))
             rc = -1; /* more than the senders counted */
