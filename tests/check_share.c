@@ -13,7 +13,10 @@
  *     share, built with the other ranks (hb_model_build_share()) and
  *     pruned, has the whole trace's edges between chains, implied ones
  *     too, and that reachability between a rank's own events through
- *     the skeleton (hb_skeleton_outside()) is the whole trace's.
+ *     the skeleton (hb_skeleton_outside()) is the whole trace's, and
+ *     that the shortcuts' order over the share and the skeleton
+ *     (hb_order_new_share()) answers hb_order_last_reaching() about a
+ *     rank's own batches as the whole trace's hb_order does.
  * Prints one line per rank (own events, endpoints) and "ok", or what
  * differs with exit status 1; 2 on bad usage.
  *
@@ -26,6 +29,7 @@
  */
 #include "../encode/encode.h"
 #include "../prune/prune.h"
+#include "../spider/engine/hb_order.h"
 #include "../traces/trace.h"
 #include "../util/alloc.h"
 #include "../util/comm.h"
@@ -459,6 +463,171 @@ static void check_skeleton(const trace *w, handler_model hm,
     hb_outside_free(&o);
     hb_model_free(wm);
 }
+
+/* What a batch's queries may ask about (hb_order.h): of a rank's own
+ * kept events, the accesses and section ends; of its receives, the send
+ * each matches first.  Each with the receive or event whose node it is
+ * asked for. */
+typedef struct order_probe {
+    uint32_t y, of;          /* share events */
+} order_probe;
+
+static order_probe *order_probes(const trace_share *s, const hb_model *m,
+                                 uint32_t *n_out)
+{
+    const trace *t = s->t;
+    order_probe *p = xmalloc_array((size_t)t->n_events * 2 + 1, sizeof *p);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < t->n_events; i++)
+        if (!s->foreign[i] && m->kept[i] && event_is_access(&t->events[i]))
+            p[n++] = (order_probe){i, i};
+    for (uint32_t k = 0; k < t->n_sections; k++) {
+        const lock_section *ls = &t->sections[k];
+        if (s->foreign[ls->acquire] || !m->kept[ls->acquire])
+            continue;
+        p[n++] = (order_probe){ls->acquire, ls->acquire};
+        if (ls->release != NONE && m->kept[ls->release])
+            p[n++] = (order_probe){(uint32_t)ls->release, ls->acquire};
+    }
+    for (uint32_t k = 0; k < t->n_matches; k++) {
+        const rcv_match *mt = &t->matches[k];
+        if (!s->foreign[mt->rcv] && m->kept[mt->rcv] && mt->n_sends &&
+            m->kept[mt->sends[0]])
+            p[n++] = (order_probe){mt->sends[0], mt->rcv};
+    }
+    *n_out = n;
+    return p;
+}
+
+/* hb_order_last_reaching() in U, and in R where both are witnesses, of
+ * probe y for every own chain of its node; into out (chains per probe:
+ * stride), UINT32_MAX past the node's chains.  ev: probe's events as o
+ * numbers them (t's, or the whole trace's by s->global). */
+static void probe_answers(hb_order *o, const trace_share *s,
+                          const order_probe *p, uint32_t n_probes,
+                          const uint32_t *node_chains, uint32_t stride,
+                          int whole, int64_t *out)
+{
+    const trace *t = s->t;
+    for (uint32_t b = 0; b < hb_order_n_own_batches(o); b++) {
+        if (!hb_order_focus(o, b))
+            continue;
+        for (uint32_t i = 0; i < n_probes; i++) {
+            uint32_t of = whole ? s->global[p[i].of] : p[i].of;
+            uint32_t y = whole ? s->global[p[i].y] : p[i].y;
+            uint32_t th = t->events[p[i].of].thread;
+            if (hb_order_batch(o, whole ? hb_order_trace(o)->events[of].thread
+                                        : th) != b)
+                continue;
+            const uint32_t *c = node_chains + (size_t)i * stride * 2;
+            for (uint32_t k = 0; k < stride && c[2 * k] != UINT32_MAX; k++) {
+                int32_t in_u, in_r;
+                hb_order_last_reaching_both(o, y, c[2 * k + whole], &in_u,
+                                            &in_r);
+                out[((size_t)i * stride + k) * 2] = in_u;
+                out[((size_t)i * stride + k) * 2 + 1] = in_r;
+            }
+        }
+    }
+}
+
+/* The own chains of each probe's node, as (share chain, whole chain)
+ * pairs, at most `stride` of them. */
+static uint32_t *probe_chains(const trace_share *s, const hb_model *m,
+                              const hb_order *so, const hb_order *wo,
+                              const order_probe *p, uint32_t n_probes,
+                              uint32_t stride)
+{
+    const trace *t = s->t;
+    uint32_t *c = xmalloc_array((size_t)n_probes * stride * 2 + 1, sizeof *c);
+    memset(c, 0xff, sizeof *c * n_probes * stride * 2);
+    for (uint32_t i = 0; i < n_probes; i++) {
+        str_id node = t->threads[t->events[p[i].of].thread].node;
+        uint32_t k = 0, *row = c + (size_t)i * stride * 2;
+        for (uint32_t th = 0; th < t->n_threads && k < stride; th++) {
+            const thread_info *ti = &t->threads[th];
+            if (ti->node != node)
+                continue;
+            for (uint32_t j = 0; j < ti->n_events && k < stride; j++) {
+                uint32_t e = ti->events[j];
+                if (s->foreign[e] || !m->kept[e])
+                    continue;
+                uint32_t sc = hb_order_chain(so, e);
+                uint32_t wc = hb_order_chain(wo, s->global[e]);
+                int seen = 0;
+                for (uint32_t q = 0; q < k && !seen; q++)
+                    seen = row[2 * q] == sc;
+                if (!seen) {
+                    row[2 * k] = sc;
+                    row[2 * k + 1] = wc;
+                    k++;
+                }
+            }
+        }
+    }
+    return c;
+}
+
+/* The shortcuts' order over a rank's share and the skeleton against the
+ * whole trace's, on up to 400 probes a rank. */
+static void check_order(const trace *w, handler_model hm,
+                        const trace_share *s, const hb_model *m,
+                        const hb_skeleton *k, unsigned r)
+{
+    enum { STRIDE = 16, MAX_PROBES = 400 };
+    hb_model *wm = pruned_model(w, hm, NULL);
+    hb_outside out;
+    hb_skeleton_outside(k, s, hm, r, &out);
+    hb_order *so = hb_order_new_share(s->t, m, 1, 0, s->foreign, &out);
+    hb_order *wo = hb_order_new(w, wm, 1, 0);
+    CHECK(so || !wo, "rank %u: the share's order has a cycle, the whole "
+          "trace's not", r);
+    uint32_t n = 0, asked = 0, wrong = 0, unplaced = 0;
+    if (so && wo) {
+        order_probe *all = order_probes(s, m, &n), *p = all;
+        uint32_t step = n > MAX_PROBES ? n / MAX_PROBES : 1, kept = 0;
+        for (uint32_t i = 0; i < n; i += step)
+            if (!s->foreign[all[i].y] || out.map[all[i].y] != UINT32_MAX)
+                p[kept++] = all[i];
+            else /* a send no edge names: the skeleton lacks it */
+                unplaced++;
+        n = kept;
+        uint32_t *chains = probe_chains(s, m, so, wo, p, n, STRIDE);
+        size_t cells = (size_t)n * STRIDE * 2;
+        int64_t *sa = xmalloc_array(cells + 1, sizeof *sa);
+        int64_t *wa = xmalloc_array(cells + 1, sizeof *wa);
+        for (size_t i = 0; i < cells; i++)
+            sa[i] = wa[i] = -2;
+        probe_answers(so, s, p, n, chains, STRIDE, 0, sa);
+        probe_answers(wo, s, p, n, chains, STRIDE, 1, wa);
+        int with_r = hb_order_witness(so) && hb_order_witness(wo) &&
+                     hb_order_r_is_u(so) && hb_order_r_is_u(wo);
+        for (size_t i = 0; i < cells; i++) {
+            if (i % 2 && !with_r)
+                continue;
+            if (chains[i - i % 2] == UINT32_MAX)
+                continue;
+            asked++;
+            if (sa[i] != wa[i] && wrong++ < 5)
+                printf("rank %u: event %u reached in %s from chain %u up to "
+                       "%lld, in the whole trace up to %lld\n", r,
+                       s->global[p[i / (STRIDE * 2)].y], i % 2 ? "R" : "U",
+                       chains[i - i % 2], (long long)sa[i], (long long)wa[i]);
+        }
+        free(sa);
+        free(wa);
+        free(chains);
+        free(all);
+    }
+    CHECK(wrong == 0, "rank %u: %u of %u answers of the share's order "
+          "differ", r, wrong, asked);
+    printf("rank %u: share's order, %u probes, %u answers, %u differ; %u "
+           "sends outside the skeleton\n", r, n, asked, wrong, unplaced);
+    hb_order_free(so);
+    hb_order_free(wo);
+    hb_outside_free(&out);
+    hb_model_free(wm);
+}
 #endif
 
 #ifdef CHECK_SHARE_MPI
@@ -637,8 +806,12 @@ static int run(const char *const *paths, size_t n, trace_options opts,
         check_edges(w, (handler_model)skeleton, j.share, j.model, ranks);
     for (unsigned r = 0; r < ranks && skeleton >= 0 && wrc == TRACE_OK; r++)
         if (j.model[r])
+        {
             check_skeleton(w, (handler_model)skeleton, &j.share[r],
                            j.model[r], &j.skel[r], r);
+            check_order(w, (handler_model)skeleton, &j.share[r],
+                        j.model[r], &j.skel[r], r);
+        }
     for (unsigned r = 0; r < ranks; r++) {
         trace_share_free(&j.share[r]);
         if (j.model[r])

@@ -8,6 +8,9 @@
 # that every endpoint an own event matches is in the share; that the
 # files' warnings are trace_load()'s, in order; and that a load that
 # fails fails with trace_load()'s message.
+# With --skeleton it also checks Φ of each share (hb_model_build_share()),
+# reachability through the skeleton, and the shortcuts' order over a
+# share (hb_order_new_share()) against the whole trace's.
 . tests/lib.sh
 SEEDS=$(sized 100 12)
 # under the sanitizers, their build of the check (make san-bins)

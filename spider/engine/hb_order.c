@@ -57,8 +57,15 @@ static void *unconditional_worker(void *e)
 hb_order *hb_order_new(const trace *t, const hb_model *m, unsigned threads,
                        unsigned batch_chains)
 {
+    return hb_order_new_share(t, m, threads, batch_chains, NULL, NULL);
+}
+
+hb_order *hb_order_new_share(const trace *t, const hb_model *m,
+                             unsigned threads, unsigned batch_chains,
+                             const uint8_t *foreign, const hb_outside *outside)
+{
     hb_order *o = xcalloc(1, sizeof *o);
-    shortcut_setup(&o->e, t, m, batch_chains);
+    shortcut_setup_share(&o->e, t, m, batch_chains, foreign, outside);
     o->e.threads = threads;
     /* U on a thread of its own while R is made here: the two graphs do
      * not depend on each other */
@@ -98,6 +105,11 @@ const trace *hb_order_trace(const hb_order *o)
 uint32_t hb_order_n_batches(const hb_order *o)
 {
     return o->e.n_batches;
+}
+
+uint32_t hb_order_n_own_batches(const hb_order *o)
+{
+    return o->e.n_own_batches;
 }
 
 uint32_t hb_order_batch(const hb_order *o, uint32_t thread)
@@ -184,7 +196,7 @@ static int claim(hb_order *o, uint32_t *batch)
         o->next_claim = o->target;
     for (;;) {
         uint32_t b = o->next_claim;
-        if (b >= e->n_batches || b >= o->target + SLOTS)
+        if (b >= e->n_own_batches || b >= o->target + SLOTS)
             return -1;
         int free_slot = -1;
         for (int i = SLOTS; i-- > 0;)
@@ -248,8 +260,8 @@ static void free_stale_slots(hb_order *o)
 int hb_order_focus(hb_order *o, uint32_t batch)
 {
     shortcut_engine *e = &o->e;
-    if (!clocks_fit(e, batch))
-        return 0;
+    if (batch >= e->n_own_batches || !clocks_fit(e, batch))
+        return 0; /* a share's other nodes are never swept */
     if (o->focused == batch)
         return 1;
     pthread_mutex_lock(&o->mu);

@@ -29,14 +29,25 @@ typedef struct hb_order hb_order;
  * Allocation failure ends the run. */
 hb_order *hb_order_new(const trace *t, const hb_model *m, unsigned threads,
                        unsigned batch_chains);
+/* hb_order_new() for a rank's share of a split run: over its own events
+ * and the other ranks' sync events (shortcut_setup_share(),
+ * shortcut_graph.h), so that U's answers about own events are the whole
+ * trace's.  R is U or no witness: a share knows only its own nodes'
+ * choices.  NULL as hb_order_new(), when this rank sees U's cycle. */
+hb_order *hb_order_new_share(const trace *t, const hb_model *m,
+                             unsigned threads, unsigned batch_chains,
+                             const uint8_t *foreign, const hb_outside *outside);
 /* The trace it was made for. */
 const trace *hb_order_trace(const hb_order *o);
 /* The batch holding the node of a thread; how many batches there are. */
 uint32_t hb_order_batch(const hb_order *o, uint32_t thread);
 uint32_t hb_order_n_batches(const hb_order *o);
+/* The first batches, of the nodes whose candidates are the run's: all
+ * of them but of a share (hb_order_new_share()). */
+uint32_t hb_order_n_own_batches(const hb_order *o);
 /* Makes `batch` the one the calls below answer for (sweeps of U and R).
  * Returns 0 when the batch has too many chains (SHORTCUT_MAX_CELLS,
- * shortcut_graph.h): ask
+ * shortcut_graph.h) or is not own (hb_order_n_own_batches()): ask
  * nothing then. */
 int hb_order_focus(hb_order *o, uint32_t batch);
 /* shortcut_decide() on o's graphs, without building them again (the

@@ -32,50 +32,64 @@ static void number_nodes(shortcut_engine *e)
     free(node_of_str);
 }
 
-/* Chains: a thread (nested model), or a thread's outer context and each
- * handler (floating model); positions follow program order. */
-static void build_chains(shortcut_engine *e, handler_model hm,
-                         unsigned batch_chains)
+static int is_foreign(const shortcut_engine *e, uint32_t ev)
+{
+    return e->foreign && e->foreign[ev];
+}
+
+/* Program order of the share's own events, then of the skeleton's
+ * vertices along their chains (they come in chain order). */
+static void number_chain_places(shortcut_engine *e, handler_model hm)
 {
     const trace *t = e->t;
-    e->n_chains = hb_chain_count(t, hm);
     uint32_t *next_pos = xcalloc(e->n_chains + 1, sizeof(uint32_t));
-    e->chain_node = xmalloc(sizeof(uint32_t) * (e->n_chains + 1));
-    for (uint32_t i = 0; i < t->n_threads; i++)
-        e->chain_node[i] = e->thread_node[i];
-    for (uint32_t h = 0; t->n_threads + h < e->n_chains; h++)
-        e->chain_node[t->n_threads + h] = e->thread_node[t->handlers[h].thread];
     for (uint32_t i = 0; i < t->n_threads; i++) {
         const thread_info *th = &t->threads[i];
         for (uint32_t k = 0; k < th->n_events; k++) {
             uint32_t d = e->dense[th->events[k]];
-            if (d == UINT32_MAX)
+            if (d == UINT32_MAX || is_foreign(e, th->events[k]))
                 continue;
             uint32_t c = hb_chain_of(t, hm, th->events[k]);
             e->chain[d] = c;
             e->pos[d] = next_pos[c]++;
         }
     }
+    const hb_outside *out = e->outside;
+    for (uint32_t j = 0; out && j < out->n; j++) {
+        uint32_t d = e->dense[t->n_events + j], c = out->chain[j];
+        e->chain[d] = c;
+        e->pos[d] = next_pos[c]++;
+    }
     free(next_pos);
-    e->node_chains = xcalloc(e->n_nodes + 1, sizeof(uint32_t));
-    for (uint32_t c = 0; c < e->n_chains; c++)
-        e->node_chains[e->chain_node[c]]++;
-    /* batches of whole nodes, narrower (not below 64 chains) where the
-     * clocks of 128-chain batches would pass SHORTCUT_MAX_CELLS.  (Wider
-     * batches, up to 4096 chains, made the floating model slower: rows
-     * of many kilobytes left the cache.) */
+}
+
+/* Batches of whole nodes, narrower (not below 64 chains) where the
+ * clocks of 128-chain batches would pass SHORTCUT_MAX_CELLS.  (Wider
+ * batches, up to 4096 chains, made the floating model slower: rows of
+ * many kilobytes left the cache.)  A share's own nodes come first and
+ * share no batch with the others (own[v]; NULL: every node is own). */
+static void build_batches(shortcut_engine *e, unsigned batch_chains,
+                          const uint8_t *own)
+{
     uint32_t width = batch_chains ? batch_chains : SHORTCUT_BATCH_CHAINS;
     while (width > 64 && (size_t)e->n_chains * width > SHORTCUT_MAX_CELLS)
         width /= 2;
     e->node_batch = xmalloc(sizeof(uint32_t) * (e->n_nodes + 1));
     e->batch_chains = xcalloc(e->n_nodes + 1, sizeof(uint32_t));
-    for (uint32_t v = 0; v < e->n_nodes; v++) {
-        uint32_t b = e->n_batches ? e->n_batches - 1 : 0;
-        if (!e->n_batches ||
-            e->batch_chains[b] + e->node_chains[v] > width)
-            b = e->n_batches++;
-        e->node_batch[v] = b;
-        e->batch_chains[b] += e->node_chains[v];
+    for (int pass = 0; pass < 2; pass++) {
+        int fresh = 1; /* the pass starts a batch of its own */
+        for (uint32_t v = 0; v < e->n_nodes; v++) {
+            if ((own ? own[v] != 0 : 1) != (pass == 0))
+                continue;
+            uint32_t b = e->n_batches ? e->n_batches - 1 : 0;
+            if (fresh || e->batch_chains[b] + e->node_chains[v] > width)
+                b = e->n_batches++;
+            fresh = 0;
+            e->node_batch[v] = b;
+            e->batch_chains[b] += e->node_chains[v];
+        }
+        if (pass == 0)
+            e->n_own_batches = e->n_batches;
     }
     uint32_t *used = xcalloc(e->n_batches + 1, sizeof(uint32_t));
     e->chain_local = xmalloc(sizeof(uint32_t) * (e->n_chains + 1));
@@ -85,6 +99,42 @@ static void build_chains(shortcut_engine *e, handler_model hm,
         e->chain_local[c] = used[e->chain_batch[c]]++;
     }
     free(used);
+}
+
+/* Chains: a thread (nested model), or a thread's outer context and each
+ * handler (floating model); positions follow program order.  A share's
+ * skeleton chains are one node past t's, and its other nodes are not
+ * own. */
+static void build_chains(shortcut_engine *e, handler_model hm,
+                         unsigned batch_chains)
+{
+    const trace *t = e->t;
+    const hb_outside *out = e->outside;
+    uint32_t base = hb_chain_count(t, hm);
+    e->n_chains = base + (out ? out->n_chains : 0);
+    uint8_t *own = NULL;
+    if (out) {
+        own = xmalloc((size_t)e->n_nodes + 2);
+        memset(own, 1, (size_t)e->n_nodes + 2);
+        for (uint32_t i = 0; i < t->n_threads; i++)
+            if (t->threads[i].n_events &&
+                is_foreign(e, t->threads[i].events[0]))
+                own[e->thread_node[i]] = 0;
+        own[e->n_nodes++] = 0; /* the skeleton's chains */
+    }
+    e->chain_node = xmalloc(sizeof(uint32_t) * (e->n_chains + 1));
+    for (uint32_t i = 0; i < t->n_threads; i++)
+        e->chain_node[i] = e->thread_node[i];
+    for (uint32_t h = 0; t->n_threads + h < base; h++)
+        e->chain_node[t->n_threads + h] = e->thread_node[t->handlers[h].thread];
+    for (uint32_t c = base; c < e->n_chains; c++)
+        e->chain_node[c] = e->n_nodes - 1;
+    number_chain_places(e, hm);
+    e->node_chains = xcalloc(e->n_nodes + 1, sizeof(uint32_t));
+    for (uint32_t c = 0; c < e->n_chains; c++)
+        e->node_chains[e->chain_node[c]]++;
+    build_batches(e, batch_chains, own);
+    free(own);
 }
 
 /* ---- graphs ------------------------------------------------------------------ */
@@ -464,6 +514,12 @@ int shortcut_choose_resolved(shortcut_engine *e, hb_edge_list *l, graph *g)
 void shortcut_build_resolved(shortcut_engine *e)
 {
     hb_edge_list l = {0};
+    if (e->outside) { /* a share: R is U, or no witness (hb_order.h) */
+        int ok = shortcut_choose_resolved(e, &l, NULL);
+        e->r_is_u = ok && l.n == e->m->n_edges;
+        free(l.v);
+        return;
+    }
     int ok = shortcut_choose_resolved(e, &l, &e->r);
     if (ok && l.n == e->m->n_edges)
         e->r_is_u = 1;
@@ -496,6 +552,8 @@ void shortcut_find_held_sections(shortcut_engine *e)
             section_of[ls->acquire] = (int32_t)s;
     }
     e->held_first = xmalloc(sizeof(int32_t) * (e->n + 1));
+    for (uint32_t d = 0; d < e->n; d++)
+        e->held_first[d] = -1;
     uint32_t cap = 0, n_held = 0, *open = NULL, n_open = 0, open_cap = 0;
     e->held = NULL;
     for (uint32_t i = 0; i < t->n_threads; i++) {
@@ -503,9 +561,8 @@ void shortcut_find_held_sections(shortcut_engine *e)
         n_open = 0;
         for (uint32_t k = 0; k < th->n_events; k++) {
             uint32_t ev = th->events[k], d = e->dense[ev];
-            if (d == UINT32_MAX)
+            if (d == UINT32_MAX || is_foreign(e, ev))
                 continue;
-            e->held_first[d] = -1;
             if (section_of[ev] != NONE) {
                 ALLOC_GROW(open, (size_t)n_open + 1, open_cap);
                 open[n_open++] = (uint32_t)section_of[ev];
@@ -543,21 +600,71 @@ static void shortcut_free_graph(graph *g)
 void shortcut_setup(shortcut_engine *e, const trace *t, const hb_model *m,
                     unsigned batch_chains)
 {
+    shortcut_setup_share(e, t, m, batch_chains, NULL, NULL);
+}
+
+/* Dense indexes: the kept events but a share's foreign ones, then the
+ * skeleton's vertices, for which a foreign event stands. */
+static void number_dense(shortcut_engine *e)
+{
+    const trace *t = e->t;
+    const hb_outside *out = e->outside;
+    uint32_t past = out ? out->n : 0;
+    e->dense = xmalloc_array((size_t)t->n_events + past + 1, sizeof *e->dense);
+    for (uint32_t i = 0; i < t->n_events; i++)
+        e->dense[i] = e->m->kept[i] && !is_foreign(e, i) ? e->n++ : UINT32_MAX;
+    for (uint32_t j = 0; j < past; j++)
+        e->dense[t->n_events + j] = e->n++;
+    for (uint32_t i = 0; out && i < t->n_events; i++)
+        if (is_foreign(e, i))
+            e->dense[i] = out->map[i] == UINT32_MAX ? UINT32_MAX
+                                                     : e->dense[out->map[i]];
+}
+
+void shortcut_setup_share(shortcut_engine *e, const trace *t,
+                          const hb_model *m, unsigned batch_chains,
+                          const uint8_t *foreign, const hb_outside *outside)
+{
     memset(e, 0, sizeof *e);
     e->t = t;
     e->m = m;
-    e->dense = xmalloc(sizeof(uint32_t) * (t->n_events + 1));
-    for (uint32_t i = 0; i < t->n_events; i++)
-        e->dense[i] = m->kept[i] ? e->n++ : UINT32_MAX;
+    e->foreign = outside ? foreign : NULL;
+    e->outside = outside;
+    number_dense(e);
     e->chain = xmalloc(sizeof(uint32_t) * (e->n + 1));
     e->pos = xmalloc(sizeof(uint32_t) * (e->n + 1));
     number_nodes(e);
     build_chains(e, m->handlers, batch_chains);
 }
 
+/* A share's U: Φ's edges but those between two foreign events (the
+ * share orders those by their threads, the skeleton by their chains),
+ * and the skeleton's, all over vertex numbers (e->dense). */
+static void build_share_unconditional(shortcut_engine *e)
+{
+    const hb_model *m = e->m;
+    const hb_outside *out = e->outside;
+    hb_edge_list l = {0};
+    for (uint32_t i = 0; i < m->n_edges; i++) {
+        hb_edge x = m->edges[i];
+        if (!(is_foreign(e, x.before) && is_foreign(e, x.after)) &&
+            e->dense[x.before] != UINT32_MAX && e->dense[x.after] != UINT32_MAX)
+            hb_edge_list_add(&l, x.before, x.after);
+    }
+    for (size_t i = 0; i < out->n_edges; i++)
+        if (e->dense[out->edges[i].before] != UINT32_MAX &&
+            e->dense[out->edges[i].after] != UINT32_MAX)
+            hb_edge_list_add(&l, out->edges[i].before, out->edges[i].after);
+    shortcut_build_graph(e, &e->u, l.v, l.n);
+    free(l.v);
+}
+
 void shortcut_build_unconditional(shortcut_engine *e)
 {
-    shortcut_build_graph(e, &e->u, e->m->edges, e->m->n_edges);
+    if (e->outside)
+        build_share_unconditional(e);
+    else
+        shortcut_build_graph(e, &e->u, e->m->edges, e->m->n_edges);
 }
 
 /* Frees what shortcut_setup() made, and R and the held sections when they were

@@ -56,8 +56,16 @@ typedef struct graph {
 typedef struct shortcut_engine {
     const trace *t;
     const hb_model *m;
-    uint32_t n;          /* kept events */
-    uint32_t *dense;     /* event id -> dense index (UINT32_MAX if not kept) */
+    uint32_t n;          /* kept events (and, of a share, the skeleton's
+                            vertices past them) */
+    uint32_t *dense;     /* event id -> dense index (UINT32_MAX if not kept);
+                            of a share, also vertex t->n_events + j of the
+                            outside -> its dense index */
+    const uint8_t *foreign; /* of a share: another rank's endpoint, which
+                               stands for its skeleton vertex; else NULL */
+    const hb_outside *outside; /* of a share: the other ranks' sync events */
+    uint32_t n_own_batches; /* the first batches: the nodes of t but a
+                               share's other nodes and the skeleton */
     uint32_t *chain;     /* dense -> chain id */
     uint32_t *pos;       /* dense -> position in its chain */
     uint32_t n_chains;
@@ -83,6 +91,15 @@ typedef struct shortcut_engine {
  * Zeroes the rest. */
 void shortcut_setup(shortcut_engine *e, const trace *t, const hb_model *m,
                     unsigned batch_chains);
+/* shortcut_setup() for a rank's share of a split run (t, m: the share's
+ * trace and Φ, hb_model_build_share()): its own events, and the other
+ * ranks' sync events of `outside` as chains past t's, so that U's
+ * reachability between own events is the whole trace's (encode.h).  The
+ * share's events of other nodes (foreign) are their skeleton vertices;
+ * its own nodes' batches come first (n_own_batches). */
+void shortcut_setup_share(shortcut_engine *e, const trace *t,
+                          const hb_model *m, unsigned batch_chains,
+                          const uint8_t *foreign, const hb_outside *outside);
 /* Frees what shortcut_setup() and the builders made. */
 void shortcut_teardown(shortcut_engine *e);
 /* e->u from the model's unconditional edges. */
