@@ -146,8 +146,8 @@ static inline uint32_t hb_chain_count(const trace *t, handler_model hm)
 
 /* The synchronisation skeleton of U (Φ's edges) over the ranks of a
  * split run (encode_skeleton.c): of every chain of the whole trace, its
- * sync events, the kept events with an edge from or to another chain,
- * in program order, and the edges that come into them from other
+ * sync events, the kept events with an edge from or to another chain
+ * (and the sends another node's receive may match), in program order, and the edges that come into them from other
  * chains.  Reachability in U between two events of a rank's share is
  * reachability through its own chains and the skeleton: between two
  * sync events a chain adds nothing but program order.  Each rank sends

@@ -6,7 +6,8 @@
  * event of its own nodes with an edge from another chain (its in-edges
  * come with it, their sources by global id, an endpoint of another node
  * among them) or to another chain (an edge to another node's RCV is the
- * RCV owner's in-edge, so the RCV's rank lists it).  Every rank sends
+ * RCV owner's in-edge, so the RCV's rank lists it), and a kept send
+ * another node's receive may match, edge or not.  Every rank sends
  * its chains to every rank, and each puts them together: chains in rank
  * order, sync events by global id, sources looked up.
  */
@@ -54,6 +55,15 @@ static void pack_own(const trace_share *s, const hb_model *m, pack *b)
             sync[y] = 1;
             in_count[y]++;
         }
+    }
+    /* and the sends that another node's receive may match but no edge
+     * names (the receive has several): that node's analyses ask
+     * about them */
+    for (uint32_t k = 0; k < t->n_matches; k++) {
+        const rcv_match *mt = &t->matches[k];
+        for (uint32_t j = 0; s->foreign[mt->rcv] && j < mt->n_sends; j++)
+            if (!s->foreign[mt->sends[j]] && m->kept[mt->sends[j]])
+                sync[mt->sends[j]] = 1;
     }
     uint32_t *in_start = xcalloc((size_t)n + 2, sizeof *in_start);
     for (uint32_t e = 0; e < n; e++)

@@ -589,7 +589,7 @@ static void check_order(const trace *w, handler_model hm,
         for (uint32_t i = 0; i < n; i += step)
             if (!s->foreign[all[i].y] || out.map[all[i].y] != UINT32_MAX)
                 p[kept++] = all[i];
-            else /* a send no edge names: the skeleton lacks it */
+            else /* a send the skeleton lacks: nothing could answer */
                 unplaced++;
         n = kept;
         uint32_t *chains = probe_chains(s, m, so, wo, p, n, STRIDE);
@@ -621,6 +621,8 @@ static void check_order(const trace *w, handler_model hm,
     }
     CHECK(wrong == 0, "rank %u: %u of %u answers of the share's order "
           "differ", r, wrong, asked);
+    CHECK(unplaced == 0, "rank %u: %u sends that own receives match are "
+          "not in the skeleton", r, unplaced);
     printf("rank %u: share's order, %u probes, %u answers, %u differ; %u "
            "sends outside the skeleton\n", r, n, asked, wrong, unplaced);
     hb_order_free(so);
@@ -692,6 +694,26 @@ static void check_status(unsigned r, int rc, const char *err, int wrc,
 }
 
 #ifdef CHECK_SHARE_MPI
+/* The shortcuts' order over the share (hb_order_new_share()), every own
+ * batch swept once: its peak, after the skeleton's. */
+static void measure_order(const trace_share *s, const hb_model *m,
+                          hb_skeleton *k, handler_model hm, unsigned r)
+{
+    long before = peak_kb();
+    hb_outside out;
+    hb_skeleton_outside(k, s, hm, r, &out);
+    hb_skeleton_free(k); /* the outside has what the order needs */
+    hb_order *o = hb_order_new_share(s->t, m, 1, 0, s->foreign, &out);
+    hb_outside_free(&out);
+    uint32_t swept = 0;
+    for (uint32_t b = 0; o && b < hb_order_n_own_batches(o); b++)
+        swept += hb_order_focus(o, b);
+    printf("rank %u: the share's order %s, %u of %u batches swept; peak "
+           "before it %ld KB, after %ld KB\n", r, o ? "made" : "has a cycle",
+           swept, o ? hb_order_n_batches(o) : 0, before, peak_kb());
+    hb_order_free(o);
+}
+
 static int run(const char *const *paths, size_t n, trace_options opts,
                unsigned ranks, int measure, int skeleton, int *argc,
                char ***argv)
@@ -729,6 +751,7 @@ static int run(const char *const *paths, size_t n, trace_options opts,
         /* what the analysis would build next: Φ with the other ranks,
          * pruned, and the skeleton */
         char e[4096];
+        int exchanged = 0;
         long loaded = peak_kb();
         hb_model *m = hb_model_build_share(&s, (handler_model)skeleton, NULL,
                                            c, e, sizeof e);
@@ -736,14 +759,17 @@ static int run(const char *const *paths, size_t n, trace_options opts,
         if (m) {
             m = pruned_model(s.t, (handler_model)skeleton, m);
             long pruned = peak_kb();
-            if (hb_skeleton_exchange(&s, m, c, &k, e, sizeof e) == 0)
+            exchanged = hb_skeleton_exchange(&s, m, c, &k, e, sizeof e) == 0;
+            if (exchanged)
                 printf("rank %u: %u edges, skeleton of %u sync events and "
                        "%u edges; peak after the load %ld KB, Φ %ld KB, "
                        "pruning %ld KB\n", r, m->n_edges, k.n_sync,
                        k.in_start[k.n_sync], loaded, built, pruned);
+            if (exchanged) /* and the shortcuts' order over the share */
+                measure_order(&s, m, &k, (handler_model)skeleton, r);
             hb_model_free(m);
         }
-        if (!m || !k.global)
+        if (!m || !exchanged)
             printf("rank %u: %s\n", r, e);
     }
     if (measure) {

@@ -33,7 +33,8 @@ hb_order *hb_order_new(const trace *t, const hb_model *m, unsigned threads,
  * and the other ranks' sync events (shortcut_setup_share(),
  * shortcut_graph.h), so that U's answers about own events are the whole
  * trace's.  R is U or no witness: a share knows only its own nodes'
- * choices.  NULL as hb_order_new(), when this rank sees U's cycle. */
+ * choices.  NULL as hb_order_new(), when this rank sees U's cycle.
+ * `outside` may be freed once it returns; `foreign` is borrowed. */
 hb_order *hb_order_new_share(const trace *t, const hb_model *m,
                              unsigned threads, unsigned batch_chains,
                              const uint8_t *foreign, const hb_outside *outside);

@@ -644,19 +644,24 @@ static void build_share_unconditional(shortcut_engine *e)
 {
     const hb_model *m = e->m;
     const hb_outside *out = e->outside;
-    hb_edge_list l = {0};
+    /* one array of the exact size: a list grown by doubling held twice
+     * the edges at its peak */
+    hb_edge *v = xmalloc_array((size_t)m->n_edges + out->n_edges + 1, sizeof *v);
+    size_t n = 0;
     for (uint32_t i = 0; i < m->n_edges; i++) {
         hb_edge x = m->edges[i];
         if (!(is_foreign(e, x.before) && is_foreign(e, x.after)) &&
             e->dense[x.before] != UINT32_MAX && e->dense[x.after] != UINT32_MAX)
-            hb_edge_list_add(&l, x.before, x.after);
+            v[n++] = x;
     }
     for (size_t i = 0; i < out->n_edges; i++)
         if (e->dense[out->edges[i].before] != UINT32_MAX &&
             e->dense[out->edges[i].after] != UINT32_MAX)
-            hb_edge_list_add(&l, out->edges[i].before, out->edges[i].after);
-    shortcut_build_graph(e, &e->u, l.v, l.n);
-    free(l.v);
+            v[n++] = out->edges[i];
+    if (n > UINT32_MAX)
+        alloc_fail(n * sizeof *v, "the edges of a share's U (over 2^32)");
+    shortcut_build_graph(e, &e->u, v, (uint32_t)n);
+    free(v);
 }
 
 void shortcut_build_unconditional(shortcut_engine *e)

@@ -96,7 +96,9 @@ void shortcut_setup(shortcut_engine *e, const trace *t, const hb_model *m,
  * ranks' sync events of `outside` as chains past t's, so that U's
  * reachability between own events is the whole trace's (encode.h).  The
  * share's events of other nodes (foreign) are their skeleton vertices;
- * its own nodes' batches come first (n_own_batches). */
+ * its own nodes' batches come first (n_own_batches).  `outside` is read
+ * only while U is built (shortcut_build_unconditional()); its owner may
+ * free it then. */
 void shortcut_setup_share(shortcut_engine *e, const trace *t,
                           const hb_model *m, unsigned batch_chains,
                           const uint8_t *foreign, const hb_outside *outside);
