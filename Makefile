@@ -40,7 +40,7 @@ LIB_SRC = util/alloc.c util/clock.c util/text.c util/graph.c util/comm.c util/co
           prune/prune.c \
           encode/encode.c encode/encode_z3.c encode/encode_z3_core.c encode/encode_smt2.c encode/encode_slice.c encode/encode_query.c encode/encode_waits.c encode/encode_explain.c encode/encode_build.c encode/encode_skeleton.c \
           spider/engine/engine.c spider/engine/engine_group.c spider/engine/engine_decide.c spider/engine/engine_analyse.c spider/engine/engine_shortcut.c spider/engine/shortcut_graph.c spider/engine/shortcut_clocks.c spider/engine/hb_order.c spider/engine/engine_schedule.c spider/engine/schedule_ahead.c spider/engine/engine_pool.c \
-          spider/engine/engine_witness.c spider/engine/context.c spider/engine/engine_log.c spider/engine/engine_ranks.c \
+          spider/engine/engine_witness.c spider/engine/context.c spider/engine/engine_log.c spider/engine/engine_ranks.c spider/engine/engine_share.c \
           spider/analysis/analysis_data.c spider/analysis/analysis_message.c spider/analysis/analysis_handler.c \
           spider/analysis/analysis_atomicity.c spider/analysis/analysis_between.c \
           spider/analysis/analysis_multivar.c spider/analysis/correlation.c spider/analysis/correlation_muvi.c spider/analysis/analysis_inconsistent.c spider/analysis/invariants.c spider/analysis/analyses.c \
@@ -48,7 +48,7 @@ LIB_SRC = util/alloc.c util/clock.c util/text.c util/graph.c util/comm.c util/co
           spider/report/report_text.c spider/report/report_json.c spider/report/report_sarif.c \
           spider/report/report_html.c spider/report/report_shiviz.c \
           spider/report/kinds.c spider/cli/filter.c spider/cli/suppress.c spider/report/baseline.c \
-          spider/cli/select.c spider/cli/progress.c spider/cli/learn.c spider/cli/options.c
+          spider/cli/select.c spider/cli/progress.c spider/cli/learn.c spider/cli/options.c spider/cli/share_run.c
 # (no header list: each object depends on the headers it includes, from
 # the .d files -MMD writes)
 LIB_OBJ = $(LIB_SRC:%.c=$(OBJ)/%.o)

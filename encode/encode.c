@@ -703,6 +703,16 @@ int hb_model_project(hb_model *m, const trace *t, const uint8_t *keep)
     return 0;
 }
 
+void hb_model_drop_edges(hb_model *m)
+{
+    free(m->edges);
+    free(m->edge_origin);
+    m->edges = NULL;
+    m->edge_origin = NULL;
+    m->n_edges = 0;
+    m->edges_dropped = 1;
+}
+
 void hb_model_free(hb_model *m)
 {
     if (!m)

@@ -117,6 +117,7 @@ typedef struct hb_model {
                                         change it before making solvers */
     hb_counts counts;                /* constraints by origin */
     uint8_t *edge_origin;            /* hb_origin of each edge */
+    int edges_dropped;               /* hb_model_drop_edges(): none left */
     uint8_t *clause_origin;          /* ... and of each clause */
     handler_model handlers;          /* the handler model it was built for */
     uint8_t incomplete;              /* hb_model_build_until() stopped: some
@@ -250,6 +251,10 @@ hb_model *hb_model_build_until(const trace *t, const uint8_t *keep,
  * never does (prune.h), and checking it costs one pass. */
 int hb_model_project(hb_model *m, const trace *t, const uint8_t *keep);
 void hb_model_free(hb_model *m);
+/* Frees Φ's edges, for a split run's share once its order holds them and
+ * they are counted (engine_share.h): nothing asks Φ of them after that.
+ * The events, clauses, sections and counts stay; edges_dropped says so. */
+void hb_model_drop_edges(hb_model *m);
 
 /* Number of constraints (edges + clauses, the lock groups' and the
  * deferred wait/notify clauses included). */

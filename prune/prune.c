@@ -129,8 +129,11 @@ static void kept_ends(const trace *t, const uint8_t *keep, uint32_t tid,
         }
 }
 
-static void count_drop(const trace *t, uint32_t e, prune_stats *st)
+static void count_drop(const trace *t, uint32_t e, const uint8_t *uncounted,
+                       prune_stats *st)
 {
+    if (uncounted && uncounted[e])
+        return;
     switch (t->events[e].kind) {
     case EV_HANDLERBEGIN:
     case EV_HANDLEREND:
@@ -149,7 +152,7 @@ static void count_drop(const trace *t, uint32_t e, prune_stats *st)
 
 /* Rule 1: non-access events that order nothing. */
 static int drop_idle_events(const trace *t, uint8_t *keep, const marks *mk,
-                            prune_stats *st)
+                            const uint8_t *uncounted, prune_stats *st)
 {
     int changed = 0;
     for (uint32_t i = 0; i < t->n_threads; i++) {
@@ -162,7 +165,7 @@ static int drop_idle_events(const trace *t, uint8_t *keep, const marks *mk,
                 (int32_t)e == first || (int32_t)e == last)
                 continue;
             keep[e] = 0;
-            count_drop(t, e, st);
+            count_drop(t, e, uncounted, st);
             changed = 1;
         }
     }
@@ -207,7 +210,8 @@ static void uncount_fork_join(const trace *t, const uint8_t *keep, uint32_t tid,
 /* Rule 2: threads that order nothing.  Needs the JOINs of each thread, so
  * it scans the events once per candidate thread; threads are few. */
 static int drop_idle_threads(const trace *t, handler_model hm, uint8_t *keep,
-                             marks *mk, prune_stats *st)
+                             marks *mk, const uint8_t *uncounted,
+                             prune_stats *st)
 {
     int changed = 0;
     for (uint32_t i = 0; i < t->n_threads; i++) {
@@ -238,7 +242,7 @@ static int drop_idle_threads(const trace *t, handler_model hm, uint8_t *keep,
         for (uint32_t k = 0; k < th->n_events; k++)
             if (keep[th->events[k]]) {
                 keep[th->events[k]] = 0;
-                st->thread_events++;
+                st->thread_events += !uncounted || !uncounted[th->events[k]];
             }
         uncount_fork_join(t, keep, i, mk);
         changed = 1;
@@ -266,7 +270,7 @@ typedef struct seen_access {
  * keys, one per handler instance, and most lookups missed the cache). */
 static void drop_repeated_accesses(const trace *t, handler_model hm,
                                    uint8_t *keep, const marks *mk,
-                                   prune_stats *st)
+                                   const uint8_t *uncounted, prune_stats *st)
 {
     uint32_t *epoch = xcalloc(hb_chain_count(t, hm) + 1, sizeof(uint32_t));
     seen_access *pool = NULL; /* a thread's entries: never more than its
@@ -294,7 +298,7 @@ static void drop_repeated_accesses(const trace *t, handler_model hm,
                 HASH_FIND(hh, seen, &key, sizeof key, s);
                 if (s && s->epoch == epoch[c] && !constrained(mk, e)) {
                     keep[e] = 0;
-                    st->accesses++;
+                    st->accesses += !uncounted || !uncounted[e];
                     continue;
                 }
                 if (!is_release(mk, e)) {
@@ -335,12 +339,12 @@ uint8_t *prune_trace(const trace *t, const hb_model *m, const prune_options *o,
     int changed = 1;
     while (changed && !stopped(o)) {
         st->rounds++;
-        changed = drop_idle_events(t, keep, &mk, st);
-        changed |= drop_idle_threads(t, hm, keep, &mk, st);
+        changed = drop_idle_events(t, keep, &mk, o->uncounted, st);
+        changed |= drop_idle_threads(t, hm, keep, &mk, o->uncounted, st);
     }
     /* prune.h: rule 3 would change atomicity's gaps */
     if (!o->atomicity && !stopped(o))
-        drop_repeated_accesses(t, hm, keep, &mk, st);
+        drop_repeated_accesses(t, hm, keep, &mk, o->uncounted, st);
     free(mk.before);
     free(mk.after);
     free(mk.query);

@@ -92,6 +92,10 @@ typedef struct prune_options {
     const volatile sig_atomic_t *stop; /* or NULL: once set (SIGTERM),
                                  pruning stops between rounds; what it
                                  dropped so far is still a pruning */
+    const uint8_t *uncounted; /* or NULL: events whose dropping the stats
+                                 leave out (a rank's share of a split run
+                                 counts its own nodes' events only; the
+                                 other nodes' are their owners') */
 } prune_options;
 
 /* Which events to keep (1) or drop (0), read off m, Φ of the whole trace

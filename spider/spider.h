@@ -85,6 +85,12 @@ typedef struct event_context {
                                         (a thread nobody created) */
 } event_context;
 
+/* Free what an event_ref or context holds (a context's refs, and the
+ * context itself: event_context_free(NULL) does nothing); the ref's own
+ * memory is its holder's. */
+void event_ref_free(event_ref *e);
+void event_context_free(event_context *c);
+
 /* One event of a witness (SPEC §4 "Witness"): a run that exhibits the
  * group's shown instance, cut to what a person needs. */
 typedef struct witness_step {
@@ -162,6 +168,8 @@ typedef struct report_timings {
     double load, prune, encode, solve, total;  /* seconds */
     double correlate;                /* mining correlated pairs (seconds) */
     unsigned jobs;
+    unsigned shares;                 /* ranks that analysed only their share
+                                        of the trace (a split run), or 0 */
 } report_timings;
 
 /* A pair of correlated variables the multi-variable analysis used. */
@@ -307,6 +315,19 @@ typedef struct analysis_options {
  * solver fails. */
 report *analyse(const trace *t, hb_model *m,
                 const analysis_options *opts, char *err, size_t err_len);
+
+struct comm;
+/* analyse() split over the ranks of c, each holding only its share s of
+ * the trace (trace_load_share()) with m, Φ of s->t pruned as the run
+ * has it (pruning's stats counted over own events: prune_options'
+ * uncounted), and out its outside (hb_skeleton_outside(), freed here):
+ * spider/engine/engine_share.h.  Every rank alike returns 0 with rank 0's
+ * report in *rep (NULL elsewhere; one process's, byte for byte), 1 when
+ * the share cannot decide the run (analyse the whole trace), or -1 with
+ * err. */
+int analyse_share(const trace_share *s, hb_model *m, hb_outside *out,
+                  const prune_stats *pruning, const analysis_options *opts,
+                  struct comm *c, report **rep, char *err, size_t err_len);
 
 /* ---- printers --------------------------------------------------------------- */
 

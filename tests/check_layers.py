@@ -46,7 +46,7 @@ LAYERS = [
     ("printers and selection", ["spider/report/report_*", "spider/report/baseline",
                                 "spider/cli/filter", "spider/cli/suppress",
                                 "spider/cli/select", "spider/cli/progress"]),
-    ("the command", ["spider/cli/main", "spider/cli/options",
+    ("the command", ["spider/cli/main", "spider/cli/options", "spider/cli/share_run",
                      "spider/cli/learn"]),
     ("the programs", ["spider/cli/spider", "spider/cli/spider_mpi"]),
 ]

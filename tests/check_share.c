@@ -60,7 +60,7 @@ static hb_model *pruned_model(const trace *t, handler_model hm, hb_model *m)
 {
     if (!m)
         m = hb_model_build(t, NULL, hm);
-    prune_options po = {0, NULL};
+    prune_options po = {.atomicity = 0};
     prune_stats ps;
     uint8_t *keep = prune_trace(t, m, &po, &ps);
     if (hb_model_project(m, t, keep) != 0)
@@ -576,9 +576,10 @@ static void check_order(const trace *w, handler_model hm,
 {
     enum { STRIDE = 16, MAX_PROBES = 400 };
     hb_model *wm = pruned_model(w, hm, NULL);
-    hb_outside out;
+    hb_outside out, given; /* the order takes the one it is given */
     hb_skeleton_outside(k, s, hm, r, &out);
-    hb_order *so = hb_order_new_share(s->t, m, 1, 0, s->foreign, &out);
+    hb_skeleton_outside(k, s, hm, r, &given);
+    hb_order *so = hb_order_new_share(s->t, m, 1, 0, s->foreign, &given);
     hb_order *wo = hb_order_new(w, wm, 1, 0);
     CHECK(so || !wo, "rank %u: the share's order has a cycle, the whole "
           "trace's not", r);

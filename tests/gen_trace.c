@@ -85,6 +85,8 @@ static void usage(FILE *f)
           "                  lines apart), for MUVI's mining; default 0: as\n"
           "                  ever (app.acc.N)\n"
           "  --plain         set every knob to 0 (later knobs still apply)\n"
+          "  --no-locks      write each LOCK and UNLOCK as a LOG (the run is\n"
+          "                  otherwise the same): no node needs a lock order\n"
           "  --shape=locks   the lock-heavy shape instead (tests/gen_trace_locks.c):\n"
           "                  per node a main thread forks --threads T workers\n"
           "                  (default 8) that take --locks L locks (default 8;\n"
@@ -159,6 +161,10 @@ int main(int argc, char **argv)
         }
         if (!strcmp(arg, "--plain")) {
             memset(s.knob, 0, sizeof s.knob);
+            continue;
+        }
+        if (!strcmp(arg, "--no-locks")) {
+            s.no_locks = 1;
             continue;
         }
         if (!val && i + 1 < argc)

@@ -282,12 +282,21 @@ static int receive(sim *s, int n, int t)
     return 1;
 }
 
+/* A LOCK or UNLOCK of lock k (a LOG with --no-locks). */
+static void emit_lock_event(sim *s, int n, int t, int kind, int k)
+{
+    if (s->no_locks)
+        gen_out_emit(s, n, t, LOG, "%s", "");
+    else
+        gen_out_emit(s, n, t, kind, ",\"variable\":\"%s\"",
+                     gen_out_name(s, n, NAME_LOCK, k));
+}
+
 static void emit_lock(sim *s, int n, int t, int k)
 {
     node_sim *nd = &s->node[n];
     thread_sim *th = &nd->th[t];
-    gen_out_emit(s, n, t, LOCK, ",\"variable\":\"%s\"",
-                 gen_out_name(s, n, NAME_LOCK, k));
+    emit_lock_event(s, n, t, LOCK, k);
     if (th->held[k])
         HIT(s, REENTRANT);
     if (th->depth)
@@ -299,8 +308,7 @@ static void emit_lock(sim *s, int n, int t, int k)
 static void emit_unlock(sim *s, int n, int t, int k)
 {
     node_sim *nd = &s->node[n];
-    gen_out_emit(s, n, t, UNLOCK, ",\"variable\":\"%s\"",
-                 gen_out_name(s, n, NAME_LOCK, k));
+    emit_lock_event(s, n, t, UNLOCK, k);
     if (--nd->th[t].held[k] == 0)
         nd->lock_owner[k] = -1;
 }
@@ -467,8 +475,7 @@ static void stray_end(sim *s, int n, int t)
     int k = (int)gen_rng_below(&s->r, LOCKS);
     if (!th->held[k]) {
         HIT(s, STRAY_ENDS);
-        gen_out_emit(s, n, t, UNLOCK, ",\"variable\":\"%s\"",
-                     gen_out_name(s, n, NAME_LOCK, k));
+        emit_lock_event(s, n, t, UNLOCK, k);
     } else if (!th->depth) {
         HIT(s, STRAY_ENDS);
         gen_out_emit(s, n, t, HANDLEREND, "%s", "");

@@ -169,6 +169,7 @@ typedef struct sim {
     long hit[N_FEATURES];
     int pairs;                 /* correlated pairs per node (--pairs) */
     int functions;             /* --functions: accesses' functions, or 0 */
+    int no_locks;              /* --no-locks: LOCK and UNLOCK written as LOG */
     int n_nodes;
     node_sim node[MAX_NODES];
     out_file files[MAX_NODES];

@@ -221,6 +221,7 @@ typedef struct trace_share {
     uint32_t *global;      /* t's event i is the whole trace's global[i] */
     uint8_t *foreign;      /* t's event i is another rank's endpoint */
     uint32_t n_events;     /* events in the whole trace */
+    uint32_t n_files;      /* files in the whole trace (trace.n_files) */
     uint32_t n_nodes;      /* nodes in the whole trace */
     uint32_t *node_owner;  /* the whole trace's nodes in order of first
                               appearance: the rank of each */
@@ -238,10 +239,42 @@ typedef struct trace_share {
  * order, as trace_load() does, but not the derived facts' warnings.  On
  * error every rank returns TRACE_ERR with the message trace_load() gives
  * (or, when the ranks' paths differ, as trace_load_ranks() says). */
+/* The share's own messages as trace_derive() counts them over the whole
+ * trace (matched_receives ..., trace_stats): its receives matched and
+ * not, and its sends never received, with the first of each by event
+ * (its index in s->t; UINT32_MAX when none). */
+typedef struct trace_share_messages {
+    uint32_t rcvs_matched, rcvs_unmatched, sends_unreceived;
+    uint32_t first_unmatched, first_unreceived;
+} trace_share_messages;
+void trace_share_count_messages(const trace_share *s,
+                                trace_share_messages *out);
+/* Every rank of c with its share: rank 0 gives trace_derive()'s warnings
+ * of the whole trace's sends never received and receives with no send
+ * (trace_warn_unmatched(), into opts->warnings and s->t's count).
+ * Returns how many rank 0 gave (0 elsewhere), or -1 when the ranks lost
+ * each other. */
+int trace_share_warn_unmatched(const trace_share *s, struct comm *c,
+                               const trace_options *opts);
+
 int trace_load_share(const char *const *paths, size_t n_paths,
                      const trace_options *opts, struct comm *c,
                      trace_share *out, char *err, size_t err_len);
 void trace_share_free(trace_share *s);
+
+/* Sends never received and receives with no send in the trace, the
+ * first of each (in event order) at file:line. */
+typedef struct trace_unmatched {
+    uint32_t sends, rcvs;
+    const char *send_file;
+    uint32_t send_line;
+    const char *rcv_file;
+    uint32_t rcv_line;
+} trace_unmatched;
+/* The warnings trace_derive() gives of them (none for a count of 0),
+ * counted in t's stats.  Returns how many it gave. */
+unsigned trace_warn_unmatched(trace *t, const trace_options *opts,
+                              const trace_unmatched *u);
 
 /* Same as trace_load(), from one in-memory buffer named `name` (used by tests and fuzzing). */
 int trace_load_buffer(const char *name, const char *data, size_t len,

@@ -324,17 +324,29 @@ static void match_messages(trace *t, const trace_options *opts)
         }
     }
     free(received);
-    uint32_t ns = t->stats.sends_unreceived, nr = t->stats.rcvs_unmatched;
+    trace_unmatched u = {t->stats.sends_unreceived, t->stats.rcvs_unmatched,
+                         first_snd ? t->files[first_snd->file] : NULL,
+                         first_snd ? first_snd->line : 0,
+                         first_rcv ? t->files[first_rcv->file] : NULL,
+                         first_rcv ? first_rcv->line : 0};
+    trace_warn_unmatched(t, opts, &u);
+}
+
+unsigned trace_warn_unmatched(trace *t, const trace_options *opts,
+                              const trace_unmatched *u)
+{
+    uint32_t ns = u->sends, nr = u->rcvs;
     if (ns)
         trace_warn(t, opts, "%s:%u: %u %s never received (%s nothing)",
-                   t->files[first_snd->file], first_snd->line, ns,
+                   u->send_file, u->send_line, ns,
                    ns == 1 ? "send was" : "sends were, the first here,",
                    ns == 1 ? "it orders" : "they order");
     if (nr)
         trace_warn(t, opts, "%s:%u: %u %s no send in the trace (%s "
-                   "nothing)", t->files[first_rcv->file], first_rcv->line, nr,
+                   "nothing)", u->rcv_file, u->rcv_line, nr,
                    nr == 1 ? "receive has" : "receives, the first here, have",
                    nr == 1 ? "it orders" : "they order");
+    return (ns != 0) + (nr != 0);
 }
 
 /* ---- locks --------------------------------------------------------------- */

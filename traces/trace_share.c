@@ -179,6 +179,7 @@ typedef struct outcome {
     char *err;
     trace_stats stats;
     uint32_t n_events;
+    uint32_t n_files;      /* read, as trace_load() counts them */
     uint32_t n_nodes;
     uint32_t *node_owner;  /* by node in order of first appearance */
     /* per step: its first event's id, and per part thread its events in
@@ -214,6 +215,7 @@ static void walk_plan(share_load *s, file_status *st, trace *names,
             } else if (f->n_files) {
                 first_file = first_file ? first_file : p->text;
                 total += f->n_events;
+                o->n_files += f->n_files;
                 add_part_stats(&names->stats, &f->stats);
             }
             break;
@@ -328,6 +330,7 @@ static void pack_outcome(const share_load *s, const outcome *o,
         return;
     pack_put(b, &o->stats, sizeof o->stats);
     pack_u32(b, o->n_events);
+    pack_u32(b, o->n_files);
     pack_u32(b, o->n_nodes);
     pack_put(b, o->node_owner, (size_t)o->n_nodes * sizeof *o->node_owner);
     for (uint32_t i = 0; i < s->plan.n; i++) {
@@ -357,6 +360,7 @@ static int take_outcome(share_load *s, const char *buf, size_t len)
     trace_share *out = s->out;
     unpack_get(&u, &out->whole, sizeof out->whole);
     out->n_events = unpack_u32(&u);
+    out->n_files = unpack_u32(&u);
     out->n_nodes = unpack_u32(&u);
     out->node_owner = xmalloc_array(out->n_nodes + 1, sizeof *out->node_owner);
     unpack_get(&u, out->node_owner, (size_t)out->n_nodes * sizeof(uint32_t));
@@ -1090,4 +1094,90 @@ void trace_share_free(trace_share *s)
     free(s->foreign);
     free(s->node_owner);
     memset(s, 0, sizeof *s);
+}
+
+/* ---- the messages of a share's own nodes -------------------------------- */
+
+void trace_share_count_messages(const trace_share *s,
+                                trace_share_messages *out)
+{
+    const trace *t = s->t;
+    memset(out, 0, sizeof *out);
+    out->first_unmatched = out->first_unreceived = UINT32_MAX;
+    /* trace_derive()'s "received": named by some receive's match; every
+     * receive that may match an own send is in the share */
+    uint8_t *received = xcalloc((size_t)t->n_events + 1, 1);
+    for (uint32_t i = 0; i < t->n_matches; i++)
+        for (uint32_t k = 0; k < t->matches[i].n_sends; k++)
+            received[t->matches[i].sends[k]] = 1;
+    for (uint32_t e = 0; e < t->n_events; e++) {
+        const event *ev = &t->events[e];
+        if (s->foreign[e])
+            continue;
+        if (ev->kind == EV_RCV && ev->match != NONE) {
+            out->rcvs_matched++;
+        } else if (ev->kind == EV_RCV) {
+            out->rcvs_unmatched++;
+            if (out->first_unmatched == UINT32_MAX)
+                out->first_unmatched = e;
+        } else if (ev->kind == EV_SND && !received[e]) {
+            out->sends_unreceived++;
+            if (out->first_unreceived == UINT32_MAX)
+                out->first_unreceived = e;
+        }
+    }
+    free(received);
+}
+
+/* One rank's count of a kind, and its first (whole-trace id, file, line). */
+static void pack_first(pack *b, const trace_share *s, uint32_t n, uint32_t e)
+{
+    pack_u32(b, n);
+    if (!n)
+        return;
+    const event *ev = &s->t->events[e];
+    const char *file = s->t->files[ev->file];
+    pack_u32(b, s->global[e]);
+    pack_u32(b, ev->line);
+    pack_text(b, file, strlen(file));
+}
+
+/* Adds a rank's count to *n, taking its first when it comes earlier. */
+static void take_first(unpack *u, uint32_t *n, uint32_t *first,
+                       const char **file, uint32_t *line)
+{
+    uint32_t k = unpack_u32(u);
+    if (!k)
+        return;
+    uint32_t g = unpack_u32(u), l = unpack_u32(u);
+    size_t len;
+    const char *f = unpack_text(u, &len);
+    *n += k;
+    if (g < *first)
+        *first = g, *file = f, *line = l;
+}
+
+int trace_share_warn_unmatched(const trace_share *s, struct comm *c,
+                               const trace_options *opts)
+{
+    trace_share_messages m;
+    trace_share_count_messages(s, &m);
+    pack b = {0};
+    pack_first(&b, s, m.sends_unreceived, m.first_unreceived);
+    pack_first(&b, s, m.rcvs_unmatched, m.first_unmatched);
+    comm_parts parts = {0};
+    int rc = comm_gather(c, b.data, b.n, &parts);
+    free(b.data);
+    trace_unmatched u = {0};
+    uint32_t first_snd = UINT32_MAX, first_rcv = UINT32_MAX;
+    for (unsigned r = 0; rc == 0 && r < parts.n; r++) {
+        unpack in = unpack_of(parts.data[r], parts.len[r]);
+        take_first(&in, &u.sends, &first_snd, &u.send_file, &u.send_line);
+        take_first(&in, &u.rcvs, &first_rcv, &u.rcv_file, &u.rcv_line);
+        rc = in.bad ? -1 : 0;
+    }
+    unsigned given = rc == 0 && comm_rank(c) == 0
+                         ? trace_warn_unmatched(s->t, opts, &u) : 0;
+    comm_parts_free(&parts);
+    return rc == 0 ? (int)given : -1;
 }

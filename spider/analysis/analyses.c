@@ -6,6 +6,7 @@
  */
 #include "analysis_kinds.h"
 #include "../engine/engine_analyse.h"
+#include "../engine/engine_share.h"
 
 static const analysis *const analyses[RACE_KINDS] = {
     [RACE_DATA] = &analysis_data,
@@ -21,4 +22,12 @@ report *analyse(const trace *t, hb_model *m, const analysis_options *opts,
                 char *err, size_t err_len)
 {
     return engine_analyse(analyses, t, m, opts, err, err_len);
+}
+
+int analyse_share(const trace_share *s, hb_model *m, hb_outside *out,
+                  const prune_stats *pruning, const analysis_options *opts,
+                  struct comm *c, report **rep, char *err, size_t err_len)
+{
+    return engine_analyse_share(analyses, s, m, out, pruning, opts, c, rep,
+                                err, err_len);
 }

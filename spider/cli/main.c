@@ -4,6 +4,7 @@
  * statuses of SPEC §6.
  */
 #include "main.h"
+#include "share_run.h"
 
 #include "../spider.h"
 #include "../../util/clock.h"
@@ -391,6 +392,46 @@ int spider_command(int argc, char **argv, comm *world)
                                                                    : stderr),
                            .bytes_read = progress_bytes(prog),
                            .stop = &stop_requested};
+    double loaded, correlated, encoded, pruned;
+    analysis_options aopts = {.jobs = c.jobs, .ranks = c.ranks,
+                              .batch_chains = c.batch_chains,
+                              .solver = c.solver,
+                              .all_instances = c.all_instances,
+                              .tuning = c.tuning, .timeout_ms = c.timeout_ms,
+                              .stop = &stop_requested,
+                              .abandoned = &abandoned,
+                              .atomicity = c.atomicity,
+                              .patterns = c.patterns, .region = c.region,
+                              .multi_variable = c.multi_variable,
+                              .multi_variable_races = c.multi_variable_races,
+                              .inconsistent_updates = c.inconsistent_updates,
+                              /* the HTML diagrams and ShiViz draw witnesses */
+                              .witness = c.witness || c.html ||
+                                         c.format == FORMAT_SHIVIZ,
+                              .correlation = &corr,
+                              .progress = progress_counts(prog),
+                              .comm = world};
+    share_result shared;
+    if ((comm_size(world) > 1 || (!world && c.ranks > 1)) &&
+        share_run_fits(&c) && !reads_stdin(argv + first, argc - first) &&
+        share_run(&c, (const char *const *)argv + first,
+                  (size_t)(argc - first), &topts, world, c.ranks, &aopts,
+                  &shared) == 0) {
+        /* each rank held its share only (share_run.h) */
+        agreed = 1;
+        catch_stop_signals(SA_RESTART, world);
+        progress_end(&prog);
+        if (c.helper) {
+            status = EXIT_NO_RACE;
+            goto cleanup;
+        }
+        r = shared.r;
+        loaded = correlated = shared.loaded;
+        encoded = shared.encoded;
+        pruned = shared.pruned;
+        pruning = r->summary.pruning;
+        goto print;
+    }
     int load_rc = load_trace((const char *const *)argv + first,
                              (size_t)(argc - first), &topts, world, c.ranks,
                              &t, err, sizeof err);
@@ -400,7 +441,7 @@ int spider_command(int argc, char **argv, comm *world)
         failed_elsewhere = load_rc == TRACE_ERR_ELSEWHERE;
         goto cleanup;
     }
-    double loaded = clock_seconds();
+    loaded = clock_seconds();
     int correlating = c.multi_variable || c.multi_variable_races ||
                       c.list_correlations;
     if (correlating)
@@ -423,11 +464,11 @@ int spider_command(int argc, char **argv, comm *world)
     }
     if (c.inconsistent_updates)
         n_rules = muvi_mine(t, &c.correlation.muvi, &rules);
-    double correlated = clock_seconds();
+    correlated = clock_seconds();
     progress_phase_set(prog, PHASE_MODEL, t->n_events);
     m = hb_model_build_until(t, NULL, c.handlers, &stop_requested);
     m->lock_eager_max = c.eager_locks;
-    double encoded = clock_seconds();
+    encoded = clock_seconds();
     /* multi-variable violations, like atomicity ones, are made of
      * consecutive accesses: prune keeps them all (prune.h, rule 3) */
     prune_options popt = {.atomicity = c.atomicity || c.multi_variable ||
@@ -446,30 +487,13 @@ int spider_command(int argc, char **argv, comm *world)
             c.no_prune = 1;
         }
     }
-    double pruned = clock_seconds();
+    pruned = clock_seconds();
     progress_phase_set(prog, PHASE_SOLVE, t->n_events - m->n_kept);
     if (c.emit_smt2 && !c.helper && !m->incomplete &&
         write_smt2(c.emit_smt2, m, t, &prog) < 0)
         goto cleanup;
-    analysis_options aopts = {.jobs = c.jobs, .ranks = c.ranks,
-                              .batch_chains = c.batch_chains,
-                              .solver = c.solver,
-                              .all_instances = c.all_instances,
-                              .tuning = c.tuning, .timeout_ms = c.timeout_ms,
-                              .stop = &stop_requested,
-                              .abandoned = &abandoned,
-                              .atomicity = c.atomicity,
-                              .patterns = c.patterns, .region = c.region,
-                              .multi_variable = c.multi_variable,
-                              .multi_variable_races = c.multi_variable_races,
-                              .inconsistent_updates = c.inconsistent_updates,
-                              .muvi_rules = rules, .n_muvi_rules = n_rules,
-                              /* the HTML diagrams and ShiViz draw witnesses */
-                              .witness = c.witness || c.html ||
-                                         c.format == FORMAT_SHIVIZ,
-                              .correlation = &corr,
-                              .progress = progress_counts(prog),
-                              .comm = world};
+    aopts.muvi_rules = rules;
+    aopts.n_muvi_rules = n_rules;
     agreed = 1;
     int root_failed;
     ranks_state ready = world ? ranks_ready(world, 0, stop_requested,
@@ -504,6 +528,7 @@ int spider_command(int argc, char **argv, comm *world)
         status = EXIT_NO_RACE;
         goto cleanup;
     }
+print:
     if (r->witness_failure[0] && !c.quiet) {
         fputs("spider: warning: some groups have no witness: ", stderr);
         text_put(stderr, r->witness_failure);

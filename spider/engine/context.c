@@ -67,21 +67,20 @@ static event_ref *ref_new(const trace *t, uint32_t e)
     return r;
 }
 
-/* The innermost handler, its message and that message's send. */
-static void in_handler(const trace *t, uint32_t e, event_context *c)
+void context_events(const trace *t, uint32_t e, uint32_t out[CONTEXT_EVENTS])
 {
+    out[CONTEXT_HANDLER] = out[CONTEXT_SENDER] = out[CONTEXT_CREATED] = UINT32_MAX;
     int32_t h = t->events[e].handler;
-    if (h == NONE)
-        return;
-    const handler *hd = &t->handlers[h];
-    c->handler = ref_new(t, hd->begin);
-    if (hd->rcv == NONE)
-        return;
-    const event *rcv = &t->events[hd->rcv];
-    if (rcv->message != STR_NONE)
-        c->message = xstrdup(t->strings[rcv->message]);
-    if (rcv->match != NONE && t->matches[rcv->match].n_sends)
-        c->sender = ref_new(t, t->matches[rcv->match].sends[0]);
+    if (h != NONE) {
+        const handler *hd = &t->handlers[h];
+        out[CONTEXT_HANDLER] = hd->begin;
+        const event *rcv = hd->rcv == NONE ? NULL : &t->events[hd->rcv];
+        if (rcv && rcv->match != NONE && t->matches[rcv->match].n_sends)
+            out[CONTEXT_SENDER] = t->matches[rcv->match].sends[0];
+    }
+    int32_t create = t->threads[t->events[e].thread].create;
+    if (create != NONE)
+        out[CONTEXT_CREATED] = (uint32_t)create;
 }
 
 /* The context of e, given the sections held at e, outermost first. */
@@ -90,10 +89,18 @@ static event_context *context_with(const trace *t, uint32_t e,
 {
     event_context *c = xcalloc(1, sizeof *c);
     lock_names(t, held, n, c);
-    in_handler(t, e, c);
-    int32_t create = t->threads[t->events[e].thread].create;
-    if (create != NONE)
-        c->created = ref_new(t, (uint32_t)create);
+    uint32_t at[CONTEXT_EVENTS];
+    context_events(t, e, at);
+    if (at[CONTEXT_HANDLER] != UINT32_MAX) {
+        c->handler = ref_new(t, at[CONTEXT_HANDLER]);
+        int32_t rcv = t->handlers[t->events[e].handler].rcv;
+        if (rcv != NONE && t->events[rcv].message != STR_NONE)
+            c->message = xstrdup(t->strings[t->events[rcv].message]);
+    }
+    if (at[CONTEXT_SENDER] != UINT32_MAX)
+        c->sender = ref_new(t, at[CONTEXT_SENDER]);
+    if (at[CONTEXT_CREATED] != UINT32_MAX)
+        c->created = ref_new(t, at[CONTEXT_CREATED]);
     return c;
 }
 

@@ -24,6 +24,13 @@ typedef struct context_finder context_finder;
  * frees them with the group); its context is NULL. */
 event_ref event_ref_of(const trace *t, uint32_t e);
 
+/* The events a context names, by index: its innermost handler's
+ * HANDLERBEGIN, that handler's message's SND, the CREATE of its thread;
+ * UINT32_MAX for none.  (A split run fetches them from the ranks that
+ * hold them.) */
+enum { CONTEXT_HANDLER, CONTEXT_SENDER, CONTEXT_CREATED, CONTEXT_EVENTS };
+void context_events(const trace *t, uint32_t e, uint32_t out[CONTEXT_EVENTS]);
+
 context_finder *context_finder_new(const trace *t);
 /* The context of event e of the finder's trace. */
 event_context *context_find(const context_finder *f, uint32_t e);

@@ -18,7 +18,7 @@
 /* The printable group of a counted one.  Its node and variable are those
  * of its first event when that is an access, else the node of its last
  * shown event (a message race: the receiving node). */
-static race_group finish_group(const trace *t, const analysis_options *o,
+race_group engine_finish_group(const trace *t, const analysis_options *o,
                                const context_finder *cf, const analysis *a,
                                const group_state *gs)
 {
@@ -33,7 +33,7 @@ static race_group finish_group(const trace *t, const analysis_options *o,
     rg.n_events = a->n_shown;
     for (uint32_t i = 0; i < a->n_shown; i++) {
         rg.events[i] = event_ref_of(t, gs->inst[i]);
-        rg.events[i].context = context_find(cf, gs->inst[i]);
+        rg.events[i].context = cf ? context_find(cf, gs->inst[i]) : NULL;
     }
     rg.n_locations = a->n_located;
     for (uint32_t i = 0; i < a->n_located; i++)
@@ -52,7 +52,7 @@ static race_group finish_group(const trace *t, const analysis_options *o,
     return rg;
 }
 
-static int cmp_groups(const void *x, const void *y)
+int engine_cmp_groups(const void *x, const void *y)
 {
     const race_group *a = x, *b = y;
     if (a->kind != b->kind)
@@ -81,7 +81,7 @@ static void count_undecided(engine_run *run)
     }
 }
 
-static void count_verdicts(engine_run *run, const hb_answer *verdict)
+void engine_count_verdicts(engine_run *run, const hb_answer *verdict)
 {
     if (!verdict) {
         count_undecided(run);
@@ -155,7 +155,7 @@ static void build_groups(engine_run *run, const hb_answer *verdict)
 {
     report *r = run->r;
     grouper *g = run->g;
-    count_verdicts(run, verdict);
+    engine_count_verdicts(run, verdict);
     r->groups = xcalloc(g->n + 1, sizeof *r->groups);
     r->open = xcalloc(g->n + 1, sizeof *r->open);
     uint32_t *group_of = xmalloc_array(g->n + 1, sizeof *group_of);
@@ -164,10 +164,10 @@ static void build_groups(engine_run *run, const hb_answer *verdict)
         const analysis *a = run->g->analyses[g->g[i].key.kind];
         if (g->g[i].count) {
             group_of[r->n_groups] = i;
-            r->groups[r->n_groups++] = finish_group(run->t, run->o, cf, a,
+            r->groups[r->n_groups++] = engine_finish_group(run->t, run->o, cf, a,
                                                     &g->g[i]);
         } else if (g->g[i].undecided) {
-            r->open[r->n_open++] = finish_group(run->t, run->o, cf, a,
+            r->open[r->n_open++] = engine_finish_group(run->t, run->o, cf, a,
                                                 &g->g[i]);
         }
     }
@@ -175,13 +175,13 @@ static void build_groups(engine_run *run, const hb_answer *verdict)
     if (run->o->witness)
         add_witnesses(run, group_of);
     free(group_of);
-    qsort(r->groups, r->n_groups, sizeof *r->groups, cmp_groups);
-    qsort(r->open, r->n_open, sizeof *r->open, cmp_groups);
+    qsort(r->groups, r->n_groups, sizeof *r->groups, engine_cmp_groups);
+    qsort(r->open, r->n_open, sizeof *r->open, engine_cmp_groups);
     for (size_t i = 0; i < r->n_groups; i++)
         r->n_by_kind[r->groups[i].kind]++;
 }
 
-static void fill_summary(report *r, const trace *t, const hb_model *m,
+void engine_fill_summary(report *r, const trace *t, const hb_model *m,
                          const analysis *const *analyses,
                          const analysis_options *opts)
 {
@@ -240,7 +240,7 @@ static int generate_all(engine_run *run, comm *c)
     return 0;
 }
 
-static void run_free(engine_run *run)
+void engine_run_free(engine_run *run)
 {
     hb_order_free(run->order);
     run->order = NULL;
@@ -328,12 +328,12 @@ static void thread_rank(comm *c, void *arg)
     o.progress = NULL; /* rank 0's line counts what it replays */
     report r;
     memset(&r, 0, sizeof r);
-    fill_summary(&r, root->t, root->m, tr->analyses, &o);
+    engine_fill_summary(&r, root->t, root->m, tr->analyses, &o);
     engine_run run = {.t = root->t, .m = root->m, .o = &o, .r = &r,
                       .g = grouper_new(root->t, tr->analyses)};
     char err[8];
     analyse_on(&run, c, err, sizeof err);
-    run_free(&run);
+    engine_run_free(&run);
 }
 
 report *engine_analyse(const analysis *const *analyses, const trace *t,
@@ -341,7 +341,7 @@ report *engine_analyse(const analysis *const *analyses, const trace *t,
                        size_t err_len)
 {
     report *r = xcalloc(1, sizeof *r);
-    fill_summary(r, t, m, analyses, opts);
+    engine_fill_summary(r, t, m, analyses, opts);
     engine_run run = {.t = t, .m = m, .o = opts, .r = r,
                       .g = grouper_new(t, analyses)};
     int rc;
@@ -352,7 +352,7 @@ report *engine_analyse(const analysis *const *analyses, const trace *t,
     } else {
         rc = analyse_on(&run, opts->comm, err, err_len);
     }
-    run_free(&run);
+    engine_run_free(&run);
     if (rc != 0) {
         report_free(r);
         return NULL;

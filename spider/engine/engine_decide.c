@@ -723,6 +723,21 @@ static int model_consistent(const engine_run *run, hb_solver **kept,
     return a == ANSWER_SAT || a == ANSWER_UNKNOWN;
 }
 
+int engine_decide_shortcuts(engine_run *run, hb_answer *verdict)
+{
+    for (size_t i = 0; i < run->n; i++)
+        verdict[i] = ANSWER_UNKNOWN;
+    number_queries(run);
+    hb_answer *qa = xmalloc_array(run->n_queries + 1, sizeof *qa);
+    for (size_t i = 0; i < run->n_queries; i++)
+        qa[i] = ANSWER_UNKNOWN;
+    int all = !engine_stopped(run) && run_shortcuts(run, qa, verdict) == 1;
+    for (size_t i = 0; all && i < run->n; i++)
+        all = verdict[i] != ANSWER_UNKNOWN;
+    free(qa);
+    return all && !engine_stopped(run);
+}
+
 /* Up to this many events, the pool's first worker takes the consistency
  * check's solver (Φ asserted whole) rather than set up a sliced one:
  * the second Z3 context was a third of --solver=z3's time on small

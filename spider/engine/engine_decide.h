@@ -18,6 +18,12 @@
  * returns 1. */
 int engine_decide(engine_run *run, hb_answer *verdict, char *err,
                   size_t err_len);
+/* For a rank's share of a split run (engine_share.h): the shortcuts
+ * alone, over the run's hb_order, into verdict (ANSWER_UNKNOWN where
+ * they say nothing), counted in the summary as engine_decide() counts
+ * them.  Returns 1 when they decide every candidate, else 0 (what is
+ * left needs what the share does not hold, or the run stopped). */
+int engine_decide_shortcuts(engine_run *run, hb_answer *verdict);
 /* How the run's solvers work. */
 hb_solver_options engine_solver_options(const engine_run *run);
 /* The stop flag for engine_z3_call: set only when the caller can take

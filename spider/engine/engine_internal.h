@@ -38,6 +38,30 @@ struct engine_run {
     struct comm *comm;       /* the ranks of a split run, or NULL */
     int z3_shared;           /* rank 0 has given the ranks their Z3 work
                                 (engine_ranks_solve/_release) */
+    const trace_share *share; /* set: t is this rank's share of a split
+                                run (engine_share.h) */
 };
+
+/* ---- engine_analyse.c's parts, for the analysis of a share ---- */
+
+struct context_finder;
+
+/* The report's summary as far as t, m and the options say it. */
+void engine_fill_summary(report *r, const trace *t, const hb_model *m,
+                         const analysis *const *analyses,
+                         const analysis_options *opts);
+/* Counts the verdicts (by candidate) into the groups and the summary,
+ * then runs every enabled analysis's proven_all; NULL: every candidate
+ * undecided (a stop). */
+void engine_count_verdicts(engine_run *run, const hb_answer *verdict);
+/* The printable group of a counted one, its events with their context
+ * (cf's; none when cf is NULL); the report frees it. */
+race_group engine_finish_group(const trace *t, const analysis_options *o,
+                               const struct context_finder *cf,
+                               const analysis *a, const group_state *gs);
+/* qsort order of the report's groups: kind, then locations. */
+int engine_cmp_groups(const void *x, const void *y);
+/* Frees the run's order, candidates, the analyses' state and grouper. */
+void engine_run_free(engine_run *run);
 
 #endif

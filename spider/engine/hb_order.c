@@ -62,7 +62,7 @@ hb_order *hb_order_new(const trace *t, const hb_model *m, unsigned threads,
 
 hb_order *hb_order_new_share(const trace *t, const hb_model *m,
                              unsigned threads, unsigned batch_chains,
-                             const uint8_t *foreign, const hb_outside *outside)
+                             const uint8_t *foreign, hb_outside *outside)
 {
     hb_order *o = xcalloc(1, sizeof *o);
     shortcut_setup_share(&o->e, t, m, batch_chains, foreign, outside);
@@ -78,6 +78,8 @@ hb_order *hb_order_new_share(const trace *t, const hb_model *m,
     shortcut_find_held_sections(&o->e);
     if (side_by_side)
         pthread_join(other, NULL);
+    if (outside)
+        hb_outside_free(outside); /* U has what it had */
     shortcut_resolved_is_unconditional(&o->e);
     if (!o->e.u.acyclic || o->e.waits_unmatched) {
         hb_order_free(o);

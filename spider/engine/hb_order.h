@@ -34,10 +34,11 @@ hb_order *hb_order_new(const trace *t, const hb_model *m, unsigned threads,
  * shortcut_graph.h), so that U's answers about own events are the whole
  * trace's.  R is U or no witness: a share knows only its own nodes'
  * choices.  NULL as hb_order_new(), when this rank sees U's cycle.
- * `outside` may be freed once it returns; `foreign` is borrowed. */
+ * `outside` is taken: freed (hb_outside_free()) as soon as U is built
+ * from it, for it is large; `foreign` is borrowed. */
 hb_order *hb_order_new_share(const trace *t, const hb_model *m,
                              unsigned threads, unsigned batch_chains,
-                             const uint8_t *foreign, const hb_outside *outside);
+                             const uint8_t *foreign, hb_outside *outside);
 /* The trace it was made for. */
 const trace *hb_order_trace(const hb_order *o);
 /* The batch holding the node of a thread; how many batches there are. */

@@ -203,16 +203,22 @@ static void build_sync(const shortcut_engine *e, graph *g, const digraph *in,
 
 /* In-edge lists, a topological order (Kahn) and, when acyclic, the sync
  * events the sweeps visit. */
-void shortcut_build_graph(shortcut_engine *e, graph *g, const hb_edge *edges, uint32_t n_edges)
+/* The graph of the in-rows `in` (freed here). */
+static void build_from_rows(shortcut_engine *e, graph *g, digraph in)
 {
-    digraph in;
-    digraph_build(&in, e->n, edges, n_edges, DIGRAPH_IN, e->dense);
     uint32_t *topo = xmalloc_array((size_t)e->n + 1, sizeof(uint32_t));
     g->acyclic = digraph_topological_order(&in, topo);
     if (g->acyclic)
         build_sync(e, g, &in, topo);
     digraph_free(&in);
     free(topo);
+}
+
+void shortcut_build_graph(shortcut_engine *e, graph *g, const hb_edge *edges, uint32_t n_edges)
+{
+    digraph in;
+    digraph_build(&in, e->n, edges, n_edges, DIGRAPH_IN, e->dense);
+    build_from_rows(e, g, in);
 }
 
 static int observed_before(const shortcut_engine *e, uint32_t a, uint32_t b)
@@ -623,7 +629,7 @@ static void number_dense(shortcut_engine *e)
 
 void shortcut_setup_share(shortcut_engine *e, const trace *t,
                           const hb_model *m, unsigned batch_chains,
-                          const uint8_t *foreign, const hb_outside *outside)
+                          const uint8_t *foreign, hb_outside *outside)
 {
     memset(e, 0, sizeof *e);
     e->t = t;
@@ -643,7 +649,7 @@ void shortcut_setup_share(shortcut_engine *e, const trace *t,
 static void build_share_unconditional(shortcut_engine *e)
 {
     const hb_model *m = e->m;
-    const hb_outside *out = e->outside;
+    hb_outside *out = e->outside;
     /* one array of the exact size: a list grown by doubling held twice
      * the edges at its peak */
     hb_edge *v = xmalloc_array((size_t)m->n_edges + out->n_edges + 1, sizeof *v);
@@ -658,10 +664,15 @@ static void build_share_unconditional(shortcut_engine *e)
         if (e->dense[out->edges[i].before] != UINT32_MAX &&
             e->dense[out->edges[i].after] != UINT32_MAX)
             v[n++] = out->edges[i];
+    free(out->edges); /* copied: the peak is the topological order's */
+    out->edges = NULL;
+    out->n_edges = 0;
     if (n > UINT32_MAX)
         alloc_fail(n * sizeof *v, "the edges of a share's U (over 2^32)");
-    shortcut_build_graph(e, &e->u, v, (uint32_t)n);
-    free(v);
+    digraph in;
+    digraph_build(&in, e->n, v, n, DIGRAPH_IN, e->dense);
+    free(v); /* before the topological order's own arrays */
+    build_from_rows(e, &e->u, in);
 }
 
 void shortcut_build_unconditional(shortcut_engine *e)

@@ -63,7 +63,8 @@ typedef struct shortcut_engine {
                             outside -> its dense index */
     const uint8_t *foreign; /* of a share: another rank's endpoint, which
                                stands for its skeleton vertex; else NULL */
-    const hb_outside *outside; /* of a share: the other ranks' sync events */
+    hb_outside *outside;     /* of a share: the other ranks' sync events
+                                (its edges freed once U has them) */
     uint32_t n_own_batches; /* the first batches: the nodes of t but a
                                share's other nodes and the skeleton */
     uint32_t *chain;     /* dense -> chain id */
@@ -97,11 +98,12 @@ void shortcut_setup(shortcut_engine *e, const trace *t, const hb_model *m,
  * reachability between own events is the whole trace's (encode.h).  The
  * share's events of other nodes (foreign) are their skeleton vertices;
  * its own nodes' batches come first (n_own_batches).  `outside` is read
- * only while U is built (shortcut_build_unconditional()); its owner may
- * free it then. */
+ * only until U is built (shortcut_build_unconditional(), which frees its
+ * edges once it has them: they are large); its owner frees the rest
+ * then. */
 void shortcut_setup_share(shortcut_engine *e, const trace *t,
                           const hb_model *m, unsigned batch_chains,
-                          const uint8_t *foreign, const hb_outside *outside);
+                          const uint8_t *foreign, hb_outside *outside);
 /* Frees what shortcut_setup() and the builders made. */
 void shortcut_teardown(shortcut_engine *e);
 /* e->u from the model's unconditional edges. */

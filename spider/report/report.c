@@ -65,10 +65,10 @@ char *race_group_invariant_text(const race_group *g, char *buf, size_t len)
     return buf;
 }
 
-static void free_ref(event_ref *e);
+
 static void free_witness(race_group *g);
 
-static void free_context(event_context *c)
+void event_context_free(event_context *c)
 {
     if (!c)
         return;
@@ -79,27 +79,27 @@ static void free_context(event_context *c)
     event_ref *refs[3] = {c->handler, c->sender, c->created};
     for (int i = 0; i < 3; i++) {
         if (refs[i])
-            free_ref(refs[i]);
+            event_ref_free(refs[i]);
         free(refs[i]);
     }
     free(c);
 }
 
-static void free_ref(event_ref *e)
+void event_ref_free(event_ref *e)
 {
     free(e->thread);
     free(e->location);
     free(e->file);
     free(e->node);
     free(e->object);
-    free_context(e->context);
+    event_context_free(e->context);
 }
 
 static void free_group(race_group *g)
 {
     for (uint32_t i = 0; i < GROUP_EVENTS; i++) {
         free(g->locations[i]);
-        free_ref(&g->events[i]);
+        event_ref_free(&g->events[i]);
     }
     free_witness(g);
     free(g->node);
@@ -110,7 +110,7 @@ static void free_group(race_group *g)
 static void free_witness(race_group *g)
 {
     for (uint32_t i = 0; i < g->n_witness; i++)
-        free_ref(&g->witness[i].event);
+        event_ref_free(&g->witness[i].event);
     free(g->witness);
     g->witness = NULL;
     g->n_witness = 0;

@@ -420,6 +420,8 @@ void report_print_json(const report *r, const print_options *opts, FILE *out)
         cJSON_AddNumberToObject(t, "solve_s", r->timings.solve);
         cJSON_AddNumberToObject(t, "total_s", r->timings.total);
         add_u64(t, "jobs", r->timings.jobs);
+        if (r->timings.shares)
+            add_u64(t, "shares", r->timings.shares);
     }
     char *text = cJSON_Print(root);
     for (char *p = text, *mark; *p; p = mark + 2) {

@@ -584,9 +584,14 @@ void report_print_text(const report *r, const print_options *o, FILE *out)
     }
     if (o->timings)
         fprintf(out, "\nTime: load %.3f s, %sprune %.3f s, encode %.3f s, solve "
-                "%.3f s (%u %s), total %.3f s\n", r->timings.load,
+                "%.3f s (%u %s), total %.3f s", r->timings.load,
                 correlate_time(r, corr, sizeof corr),
                 r->timings.prune, r->timings.encode,
                 r->timings.solve, r->timings.jobs,
                 plural(r->timings.jobs, "worker", "workers"), r->timings.total);
+    if (o->timings && r->timings.shares)
+        fprintf(out, "; each of %u ranks held its share of the trace",
+                r->timings.shares);
+    if (o->timings)
+        fputc('\n', out);
 }
