@@ -28,27 +28,31 @@ typedef struct rank_job {
     int rc;                          /* rank 0's */
 } rank_job;
 
-/* Whether every rank's step went well (failed: this one's did not); a
- * collective step, so that no rank waits for one that gave up. */
-static int all_well(comm *c, int failed)
+/* How a step went on every rank: failed on one (or the ranks lost each
+ * other), else stopped on one (SIGINT, SIGTERM), else well.  A vote of
+ * all, so that no rank waits for one that went another way. */
+typedef enum { STEP_WELL, STEP_STOPPED, STEP_FAILED } step_state;
+
+static step_state vote(comm *c, int failed, const volatile sig_atomic_t *stop)
 {
-    uint64_t v = failed != 0;
-    return comm_reduce_max(c, &v) == 0 && v == 0;
+    uint64_t v = failed ? STEP_FAILED : stop && *stop ? STEP_STOPPED : STEP_WELL;
+    return comm_reduce_max(c, &v) == 0 ? (step_state)v : STEP_FAILED;
 }
 
 /* Φ of the share, pruned (its stats over own events), and its outside
- * through the skeleton.  NULL (every rank alike) when a step failed. */
-static hb_model *model_of(const cli *c, const trace_share *s, comm *ranks,
-                          const analysis_options *ao, prune_stats *pruning,
-                          hb_outside *out, share_result *res)
+ * through the skeleton into *mp and out; as every rank voted.  Stopped,
+ * *mp is Φ as far as it was built (or NULL), for the summary. */
+static step_state model_of(const cli *c, const trace_share *s, comm *ranks,
+                           const analysis_options *ao, prune_stats *pruning,
+                           hb_outside *out, share_result *res, hb_model **mp)
 {
     char err[4096];
     hb_model *m = hb_model_build_share(s, c->handlers, ao->stop, ranks, err,
                                        sizeof err);
-    if (!all_well(ranks, !m || m->incomplete)) {
-        hb_model_free(m);
-        return NULL;
-    }
+    *mp = m;
+    step_state st = vote(ranks, !m, ao->stop);
+    if (st != STEP_WELL)
+        return st;
     m->lock_eager_max = c->eager_locks;
     res->encoded = clock_seconds();
     int lost = 0;
@@ -59,17 +63,15 @@ static hb_model *model_of(const cli *c, const trace_share *s, comm *ranks,
         free(keep);
     }
     res->pruned = clock_seconds();
+    if ((st = vote(ranks, lost, NULL)) != STEP_WELL)
+        return st;
     hb_skeleton k = {0};
-    if (!all_well(ranks, lost) ||
-        !all_well(ranks, hb_skeleton_exchange(s, m, ranks, &k, err,
-                                              sizeof err) != 0)) {
-        hb_skeleton_free(&k);
-        hb_model_free(m);
-        return NULL;
-    }
-    hb_skeleton_outside(&k, s, m->handlers, comm_rank(ranks), out);
+    st = vote(ranks, hb_skeleton_exchange(s, m, ranks, &k, err, sizeof err),
+              NULL);
+    if (st == STEP_WELL)
+        hb_skeleton_outside(&k, s, m->handlers, comm_rank(ranks), out);
     hb_skeleton_free(&k); /* the outside has what the order needs */
-    return m;
+    return st;
 }
 
 /* One rank's part; rank 0's result into j.  0, or 1 (whole trace). */
@@ -92,26 +94,36 @@ static int run_rank(comm *ranks, rank_job *j)
     if (o.warnings)
         fclose(o.warnings);
     const volatile sig_atomic_t *stop = j->aopts->stop;
-    if (!all_well(ranks, rc != TRACE_OK || derived < 0 || (stop && *stop))) {
+    step_state st = vote(ranks, rc != TRACE_OK || derived < 0, stop);
+    if (st == STEP_FAILED) {
         if (rc == TRACE_OK)
             trace_share_free(&s);
         free(warned);
         return 1;
     }
     share_result res = {.loaded = clock_seconds()};
+    res.encoded = res.pruned = res.loaded;
     prune_stats pruning = {0};
     hb_outside out = {0};
-    hb_model *m = model_of(j->c, &s, ranks, j->aopts, &pruning, &out, &res);
+    hb_model *m = NULL;
+    if (st == STEP_WELL)
+        st = model_of(j->c, &s, ranks, j->aopts, &pruning, &out, &res, &m);
+    if (st == STEP_STOPPED && !m) /* what was read, for the summary */
+        m = hb_model_build_until(s.t, NULL, j->c->handlers, stop);
     int status = 1;
-    if (m) {
+    if (st != STEP_FAILED) {
         analysis_options ao = *j->aopts;
         ao.comm = NULL; /* the share's collectives are analyse_share()'s */
         ao.ranks = 1;
         if (!root)
             ao.progress = NULL;
-        status = analyse_share(&s, m, &out, &pruning, &ao, ranks, &res.r, err,
+        /* stopped: no outside, nothing analysed (the summary of what was
+         * read, as one process stopped then gives) */
+        status = analyse_share(&s, m, st == STEP_WELL ? &out : NULL,
+                               &pruning, &ao, ranks, &res.r, err,
                                sizeof err) == 0 ? 0 : 1;
     }
+    hb_outside_free(&out);
     hb_model_free(m);
     trace_share_free(&s);
     if (root && status == 0) {

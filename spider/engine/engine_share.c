@@ -134,6 +134,7 @@ static void add_summary(report_summary *to, const report_summary *p)
     to->by_shortcut_unsat += p->by_shortcut_unsat;
     to->by_shortcut_sat += p->by_shortcut_sat;
     to->by_z3 += p->by_z3;
+    to->partial |= p->partial;
     to->pruning.accesses += p->pruning.accesses;
     to->pruning.handler_events += p->pruning.handler_events;
     to->pruning.thread_events += p->pruning.thread_events;
@@ -178,23 +179,27 @@ static int run_share(engine_run *run, hb_outside *out)
     run->kinds_mixed = 1;
     hb_order *o = run->order;
     for (uint32_t b = 0; b < hb_order_n_own_batches(o) && !engine_stopped(run);
-         b++) {
+         b++) { /* a stop leaves the rest undecided, as in one process */
         int focused = hb_order_focus(o, b);
         for (int k = 0; k < RACE_KINDS; k++)
             if (sum->enabled[k] && run->g->analyses[k]->generate_batch)
                 run->g->analyses[k]->generate_batch(run, b, focused);
     }
-    if (sum->not_asked || engine_stopped(run))
+    if (engine_stopped(run)) { /* what was found, undecided */
+        engine_count_verdicts(run, NULL);
+        return 0;
+    }
+    if (sum->not_asked)
         return 1; /* what Z3 would have been asked: skipped */
     if (run->kinds_unsorted) /* number_queries()'s order, kind by kind */
         engine_counting_sort(run->c, run->n, sizeof *run->c, RACE_KINDS,
                              kind_of, NULL);
     hb_answer *verdict = xmalloc_array(run->n + 1, sizeof *verdict);
     int decided = engine_decide_shortcuts(run, verdict);
-    if (decided)
-        engine_count_verdicts(run, verdict);
+    if (decided || engine_stopped(run))
+        engine_count_verdicts(run, decided ? verdict : NULL);
     free(verdict);
-    return !decided || engine_stopped(run);
+    return !decided && !engine_stopped(run);
 }
 
 /* ---- a rank's part: its summary and groups -------------------------------- */
@@ -669,11 +674,14 @@ int engine_analyse_share(const analysis *const *analyses,
                       .g = grouper_new(s->t, analyses), .share = s};
     report_summary scratch = own_r->summary; /* before Φ's edges go */
     own_summary(s, m, &scratch);
-    uint64_t cannot = warns(&s->t->stats) || crosses_ranks(s);
-    if (!cannot)
+    /* no outside: the ranks stopped before the analysis, whose report
+     * is then the summary of what was read, as one process's is */
+    uint64_t cannot = out && (warns(&s->t->stats) || crosses_ranks(s));
+    if (out && !cannot)
         cannot = run_share(&run, out);
-    else
+    else if (out)
         hb_outside_free(out);
+    own_r->summary.partial = !out || engine_stopped(&run);
     hb_order_free(run.order);
     run.order = NULL;
     int rc = comm_reduce_max(c, &cannot);
