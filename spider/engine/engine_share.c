@@ -34,8 +34,9 @@ static uint32_t own_event(const trace_share *s, uint32_t g)
 
 /* ---- what the share cannot decide alone ---------------------------------- */
 
-/* A thread of this rank created or joined by, or creating or joining, one
- * of another rank (its fork edge lies between two shares). */
+/* An own CREATE or JOIN of a thread of another rank, or of one with no
+ * events (its fork or join edge lies between two shares; the whole
+ * trace's count of such threads is not this rank's to say). */
 static int crosses_ranks(const trace_share *s)
 {
     const trace *t = s->t;
@@ -48,12 +49,8 @@ static int crosses_ranks(const trace_share *s)
         if (!th || !th->n_events || !own(s, th->events[0]))
             return 1;
     }
-    for (uint32_t i = 0; i < t->n_threads; i++) {
-        const thread_info *th = &t->threads[i];
-        if (th->n_events && own(s, th->events[0]) && th->create != NONE &&
-            !own(s, (uint32_t)th->create))
-            return 1;
-    }
+    /* a CREATE is never another node's endpoint: an own thread created
+     * on another rank has its CREATE on that rank, which says so */
     return 0;
 }
 
@@ -296,6 +293,20 @@ static part_group unpack_group(unpack *u)
     return pg;
 }
 
+/* Whether a group read back has what the merge and the printers read. */
+static int whole_group(const part_group *pg)
+{
+    if ((unsigned)pg->g.kind >= RACE_KINDS || !pg->g.node)
+        return 0;
+    for (uint32_t i = 0; i < pg->g.n_locations; i++)
+        if (!pg->g.locations[i])
+            return 0;
+    for (uint32_t i = 0; i < pg->g.n_events; i++)
+        if (!pg->thread[i])
+            return 0;
+    return 1;
+}
+
 static void part_group_free(part_group *pg)
 {
     for (uint32_t i = 0; i < GROUP_EVENTS; i++) {
@@ -518,9 +529,12 @@ static void unpack_event(unpack *u, event_ref *into, wanted *next)
 
 /* Rank 0's list w of whole-trace ids to every rank; each owner sends
  * back its events (with their contexts when `full`), which land where
- * w says (the ids of the contexts' events other ranks own into next). */
+ * w says (the ids of the contexts' events other ranks own into next).
+ * -1 when a collective operation failed; bytes rank 0 cannot read set
+ * *bad there alone (the caller's vote spreads it), so that every rank
+ * still makes the same calls. */
 static int fetch(comm *c, const trace_share *s, const context_finder *cf,
-                 wanted *w, int full, wanted *next)
+                 wanted *w, int full, wanted *next, int *bad)
 {
     uint64_t n = w->n;
     if (comm_broadcast(c, &n, sizeof n) != 0)
@@ -551,11 +565,11 @@ static int fetch(comm *c, const trace_share *s, const context_finder *cf,
     comm_parts parts = {0};
     int rc = comm_gather(c, p.data, p.n, &parts);
     free(p.data);
-    for (unsigned r = 0; rc == 0 && r < parts.n; r++) {
+    for (unsigned r = 0; rc == 0 && !*bad && r < parts.n; r++) {
         unpack u = unpack_of(parts.data[r], parts.len[r]);
         while (!u.bad && u.p < u.end) {
             uint32_t i = unpack_u32(&u);
-            if (i >= w->n) {
+            if (i >= w->n || w->into[i]->thread) { /* none, or twice */
                 u.bad = 1;
                 break;
             }
@@ -564,7 +578,7 @@ static int fetch(comm *c, const trace_share *s, const context_finder *cf,
             else
                 *w->into[i] = unpack_ref(&u);
         }
-        rc = u.bad ? -1 : 0;
+        *bad |= u.bad;
     }
     comm_parts_free(&parts);
     return rc;
@@ -580,30 +594,32 @@ static int all_came(const wanted *w)
 }
 
 /* The events of rank 0's groups (and of their contexts), from their
- * owners: every rank takes part.  0, or -1 (a collective operation
- * failed, or an event had no owner). */
+ * owners: every rank takes part.  0, or -1 when a collective operation
+ * failed; *bad (rank 0's) when an event came garbled, twice or not at
+ * all. */
 static int fetch_events(comm *c, const trace_share *s, part_group *pg,
-                        size_t n)
+                        size_t n, int *bad)
 {
     wanted shown = {0}, named = {0}, none = {0};
     for (size_t i = 0; c->rank == 0 && i < n; i++)
         for (uint32_t k = 0; k < pg[i].g.n_events; k++)
             want(&shown, pg[i].global[k], &pg[i].g.events[k]);
     context_finder *cf = context_finder_new(s->t);
-    int rc = fetch(c, s, cf, &shown, 1, &named);
+    int rc = fetch(c, s, cf, &shown, 1, &named, bad);
     context_finder_free(cf);
     if (rc == 0)
-        rc = fetch(c, s, NULL, &named, 0, &none);
+        rc = fetch(c, s, NULL, &named, 0, &none, bad);
     if (rc == 0 && (!all_came(&shown) || !all_came(&named)))
-        rc = -1;
+        *bad = 1;
     free(shown.global), free(shown.into);
     free(named.global), free(named.into);
     return rc;
 }
 
-/* Rank 0: the report of every rank's part. */
+/* Rank 0: the report of every rank's part; *bad when a part does not
+ * read back (its groups are then left out). */
 static report *merge_parts(const comm_parts *parts, part_group **pg_out,
-                           size_t *n_out)
+                           size_t *n_out, int *bad)
 {
     report *r = xcalloc(1, sizeof *r);
     part_group *all = NULL;
@@ -619,9 +635,16 @@ static report *merge_parts(const comm_parts *parts, part_group **pg_out,
         }
         uint32_t groups = unpack_u32(&u);
         for (uint32_t i = 0; i < groups && !u.bad; i++) {
+            part_group pg = unpack_group(&u);
+            if (u.bad || !whole_group(&pg)) {
+                part_group_free(&pg);
+                u.bad = 1;
+                break;
+            }
             ALLOC_GROW(all, n + 1, cap);
-            all[n++] = unpack_group(&u);
+            all[n++] = pg;
         }
+        *bad |= u.bad || u.p != u.end;
     }
     *pg_out = merge_groups(all, n, n_out);
     return r;
@@ -684,7 +707,24 @@ int engine_analyse_share(const analysis *const *analyses,
     own_r->summary.partial = !out || engine_stopped(&run);
     hb_order_free(run.order);
     run.order = NULL;
+    /* the votes: a rank that cannot decide sends every rank to the whole
+     * trace, but a stopped run reports what it has; where both hold,
+     * no verdict stands (one rank's R may not be the whole trace's):
+     * the summary alone, as a stop before the analysis gives */
+    uint64_t stopped = own_r->summary.partial;
     int rc = comm_reduce_max(c, &cannot);
+    if (rc == 0)
+        rc = comm_reduce_max(c, &stopped);
+    if (rc == 0 && cannot && stopped) {
+        grouper_free(run.g);
+        run.g = grouper_new(s->t, analyses);
+        report_summary *sum = &own_r->summary;
+        memset(sum->candidates, 0, sizeof sum->candidates);
+        memset(sum->instances, 0, sizeof sum->instances);
+        sum->undecided = sum->not_asked = 0;
+        sum->by_shortcut_unsat = sum->by_shortcut_sat = sum->by_z3 = 0;
+        cannot = 0;
+    }
     pack p = {0};
     if (rc == 0 && !cannot)
         pack_part(&p, &run, &scratch);
@@ -703,15 +743,16 @@ int engine_analyse_share(const analysis *const *analyses,
     part_group *pg = NULL;
     size_t n = 0;
     report *r = NULL;
+    int bad = 0; /* rank 0's: a part or an event did not read back */
     if (rc == 0 && c->rank == 0) {
-        r = merge_parts(&parts, &pg, &n);
+        r = merge_parts(&parts, &pg, &n, &bad);
         summary_of_whole(s, &r->summary);
     }
     comm_parts_free(&parts);
     report_free(own_r);
     if (rc == 0)
-        rc = fetch_events(c, s, pg, n);
-    uint64_t failed = rc != 0; /* rank 0's check too: every rank alike */
+        rc = fetch_events(c, s, pg, n, &bad);
+    uint64_t failed = rc != 0 || bad; /* rank 0's check too: every rank */
     if (comm_reduce_max(c, &failed) != 0 || failed)
         rc = -1;
     if (r)
