@@ -60,8 +60,11 @@ for trace in "$@"; do
 done
 echo "the shares decided each of $# traces, in both handler models"
 
-compare "traces the shares decide, JSON" --formats=json --batch-chains=1,0 --alternate \
+compare "traces the shares decide, JSON" --formats=json --batch-chains=1 --alternate \
     --mode= --mode=--all-instances "$@"
+# the default width: several nodes to a batch, a rank's own batches
+[ -z "${SANITIZED:-}" ] && compare "the same at the default width" --formats=json \
+    --no-variants --alternate --mode= "$@"
 [ -z "${SANITIZED:-}" ] && compare "the same, text and SARIF" --formats=text,sarif \
     --batch-chains=1 --no-variants --alternate --mode= "$@"
 

@@ -383,7 +383,8 @@ static int cmp_instances(const part_group *a, const part_group *b)
 /* Every rank's groups, one per kind and locations; NULL-free. */
 static part_group *merge_groups(part_group *all, size_t n, size_t *n_out)
 {
-    qsort(all, n, sizeof *all, cmp_parts);
+    if (n > 1) /* all is NULL when no rank has a group */
+        qsort(all, n, sizeof *all, cmp_parts);
     size_t kept = 0;
     for (size_t i = 0; i < n;) {
         size_t best = i, j = i + 1;
