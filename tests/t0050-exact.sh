@@ -1,5 +1,5 @@
 # Every shortcut is exact and pruning hides no race: on every bundled and
-# shared trace and on 90 random traces (bin/gen-trace, every feature of
+# shared trace and on 150 random traces (bin/gen-trace, every feature of
 # the trace format and model on), in both handler models, the default
 # analysis (pruning, exact shortcuts, then Z3) reports the race groups of
 # --solver=z3 --no-prune (Z3 asked about every candidate of every event);
@@ -8,9 +8,9 @@
 # are compared only between runs that both prune or both do not: pruning
 # may lower them).  Each generator feature must be hit at least 20 times
 # in all (differential.py sums the coverage lines of gen-trace).  Then the
-# same with --atomicity, every pattern, on the random traces.
+# same with --atomicity, every pattern, on 150 of the random traces.
 . tests/lib.sh
-SEEDS=${SEEDS:-$(sized 90 30)}
+SEEDS=${SEEDS:-$(sized 150 30)}
 # under the sanitizers 24: the fewest whose coverage still passes 20
 [ -n "${SANITIZED:-}" ] && SEEDS=24
 set -- benchmarks/taxdc/*/
@@ -39,7 +39,7 @@ random_traces() {
         i=$((i + 1))
     done
 }
-ATOMICITY_SEEDS=${ATOMICITY_SEEDS:-90}
+ATOMICITY_SEEDS=${ATOMICITY_SEEDS:-150}
 set -- benchmarks/taxdc/*/ benchmarks/atomicity/*/
 # (QUICK: the shared traces in the first comparison only)
 [ -d "$SHARED" ] && [ -z "${QUICK:-}" ] && set -- "$@" "$SHARED"/*/*.log "$SHARED"/*/*.txt

@@ -6,7 +6,7 @@
 # with and without --atomicity, and with --multi-variable (the groups, the
 # correlated pairs of the summary and of --list-correlations, mined and
 # given by a --correlated file, the exit status) — on the bundled and
-# shared traces, the fixtures, and 24 fresh random traces of bin/gen-trace (10 under the sanitizers;
+# shared traces, the fixtures, and 40 fresh random traces of bin/gen-trace (10 under the sanitizers;
 # 10 for --atomic-region)
 # (seeds no other test uses; every SPEC feature on by default, open locks
 # included) and 18 lock-heavy ones (8 sanitized; --atomicity with every
@@ -19,7 +19,7 @@ command -v z3 >/dev/null || { echo "skip: the z3 command is missing (make deps i
 # sanitized one for the same traces (only spider is under test there)
 export REFERENCE_CACHE=tests/tmp/reference-cache
 [ -z "${SANITIZED:-}" ] && rm -rf "$REFERENCE_CACHE"
-SEEDS=${SEEDS:-$(sized 24 6)}
+SEEDS=${SEEDS:-$(sized 40 6)}
 # under the sanitizers 10: the reference's own time does not shrink there
 # (make check's 10-minute budget), and t0050 runs 30 random traces more
 [ -n "${SANITIZED:-}" ] && SEEDS=$(sized 10 6)
