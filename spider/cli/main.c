@@ -416,7 +416,7 @@ int spider_command(int argc, char **argv, comm *world)
         share_run_fits(&c) && !reads_stdin(argv + first, argc - first) &&
         share_run(&c, (const char *const *)argv + first,
                   (size_t)(argc - first), &topts, world, c.ranks, &aopts,
-                  &shared) == 0) {
+                  prog, &shared) == 0) {
         /* each rank held its share only (share_run.h) */
         agreed = 1;
         catch_stop_signals(SA_RESTART, world);

@@ -24,6 +24,7 @@ typedef struct rank_job {
     size_t n_paths;
     const trace_options *topts;
     const analysis_options *aopts;
+    progress *prog;                  /* rank 0's line, or NULL */
     share_result *out;
     int rc;                          /* rank 0's */
 } rank_job;
@@ -43,10 +44,12 @@ static step_state vote(comm *c, int failed, const volatile sig_atomic_t *stop)
  * through the skeleton into *mp and out; as every rank voted.  Stopped,
  * *mp is Φ as far as it was built (or NULL), for the summary. */
 static step_state model_of(const cli *c, const trace_share *s, comm *ranks,
-                           const analysis_options *ao, prune_stats *pruning,
-                           hb_outside *out, share_result *res, hb_model **mp)
+                           const analysis_options *ao, progress *prog,
+                           prune_stats *pruning, hb_outside *out,
+                           share_result *res, hb_model **mp)
 {
     char err[4096];
+    progress_phase_set(prog, PHASE_MODEL, s->t->n_events);
     hb_model *m = hb_model_build_share(s, c->handlers, ao->stop, ranks, err,
                                        sizeof err);
     *mp = m;
@@ -56,6 +59,7 @@ static step_state model_of(const cli *c, const trace_share *s, comm *ranks,
     m->lock_eager_max = c->eager_locks;
     res->encoded = clock_seconds();
     int lost = 0;
+    progress_phase_set(prog, PHASE_PRUNE, s->t->n_events);
     if (!c->no_prune) {
         prune_options po = {.stop = ao->stop, .uncounted = s->foreign};
         uint8_t *keep = prune_trace(s->t, m, &po, pruning);
@@ -107,7 +111,8 @@ static int run_rank(comm *ranks, rank_job *j)
     hb_outside out = {0};
     hb_model *m = NULL;
     if (st == STEP_WELL)
-        st = model_of(j->c, &s, ranks, j->aopts, &pruning, &out, &res, &m);
+        st = model_of(j->c, &s, ranks, j->aopts, root ? j->prog : NULL,
+                      &pruning, &out, &res, &m);
     if (st == STEP_STOPPED && !m) /* what was read, for the summary */
         m = hb_model_build_until(s.t, NULL, j->c->handlers, stop);
     int status = 1;
@@ -117,6 +122,9 @@ static int run_rank(comm *ranks, rank_job *j)
         ao.ranks = 1;
         if (!root)
             ao.progress = NULL;
+        if (root && m)
+            progress_phase_set(j->prog, PHASE_SOLVE,
+                               s.t->n_events - m->n_kept);
         /* stopped: no outside, nothing analysed (the summary of what was
          * read, as one process stopped then gives) */
         status = analyse_share(&s, m, st == STEP_WELL ? &out : NULL,
@@ -147,9 +155,10 @@ static void thread_rank(comm *c, void *arg)
 
 int share_run(const cli *c, const char *const *paths, size_t n_paths,
               const trace_options *topts, comm *ranks, unsigned ranks_n,
-              const analysis_options *aopts, share_result *out)
+              const analysis_options *aopts, progress *prog,
+              share_result *out)
 {
-    rank_job j = {c, paths, n_paths, topts, aopts, out, 1};
+    rank_job j = {c, paths, n_paths, topts, aopts, prog, out, 1};
     out->r = NULL;
     if (ranks)
         return run_rank(ranks, &j);

@@ -21,6 +21,7 @@
 #define SPIDER_SHARE_RUN_H
 
 #include "options.h"
+#include "progress.h"
 
 #include "../spider.h"
 #include "../../util/comm.h"
@@ -38,10 +39,12 @@ typedef struct share_result {
 /* Every rank of `ranks` (an MPI job's world, or NULL and ranks_n threads
  * of this process as ranks) analyses its share of paths with c's options
  * (topts: the reading's; its warnings are printed at the end only when
- * the shares decide).  Returns 0 with rank 0's report in out->r (NULL on
- * the other ranks), or 1: analyse the whole trace instead. */
+ * the shares decide; prog, rank 0's progress line or NULL, shows the
+ * phases).  Returns 0 with rank 0's report in out->r (NULL on the other
+ * ranks), or 1: analyse the whole trace instead. */
 int share_run(const cli *c, const char *const *paths, size_t n_paths,
               const trace_options *topts, comm *ranks, unsigned ranks_n,
-              const analysis_options *aopts, share_result *out);
+              const analysis_options *aopts, progress *prog,
+              share_result *out);
 
 #endif
