@@ -15,12 +15,17 @@
 
 #include "encode_internal.h"
 
-/* One more constraint of this origin in the counts. */
-static void count_origin(hb_counts *c, hb_origin origin)
+void hb_counts_add(hb_counts *c, hb_origin origin, int64_t n)
 {
     uint64_t *field[] = {&c->program_order, &c->thread_sync, &c->messages,
                          &c->locks, &c->wait_notify, &c->implied};
-    (*field[origin])++;
+    *field[origin] += (uint64_t)n;
+}
+
+/* One more constraint of this origin in the counts. */
+static void count_origin(hb_counts *c, hb_origin origin)
+{
+    hb_counts_add(c, origin, 1);
 }
 
 void add_edge(builder *b, hb_origin origin, uint32_t before, uint32_t after)

@@ -72,6 +72,8 @@ typedef enum hb_origin { ORIGIN_PROGRAM_ORDER, ORIGIN_THREAD_SYNC,
 typedef struct hb_counts {
     uint64_t program_order, thread_sync, messages, locks, wait_notify, implied;
 } hb_counts;
+/* Adds n (or, negative, takes -n) constraints of `origin` to c. */
+void hb_counts_add(hb_counts *c, hb_origin origin, int64_t n);
 
 /* The sections of one lock whose mutual exclusion Φ says pairwise: for
  * two of them, x and y, in different threads, the clause

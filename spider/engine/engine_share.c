@@ -65,14 +65,6 @@ static int warns(const trace_stats *st)
 
 /* ---- the summary of the own nodes ----------------------------------------- */
 
-/* Adds to c the constraint of origin o, n times (or takes it away). */
-static void count_origin(hb_counts *c, hb_origin o, int64_t n)
-{
-    uint64_t *field[] = {&c->program_order, &c->thread_sync, &c->messages,
-                         &c->locks, &c->wait_notify, &c->implied};
-    *field[o] += (uint64_t)n;
-}
-
 /* What of the summary is the own nodes' alone: their threads, handlers,
  * sections, kept events, messages and constraints (an edge is counted by
  * the rank of the event it enters). */
@@ -101,8 +93,8 @@ static void own_summary(const trace_share *s, const hb_model *m,
     sum->constraints = hb_model_size(m);
     for (uint32_t i = 0; i < m->n_edges; i++)
         if (!own(s, m->edges[i].after)) {
-            count_origin(&sum->constraints_by_origin,
-                         (hb_origin)m->edge_origin[i], -1);
+            hb_counts_add(&sum->constraints_by_origin,
+                          (hb_origin)m->edge_origin[i], -1);
             sum->constraints--;
         }
 }
