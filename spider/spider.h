@@ -202,6 +202,9 @@ typedef struct report {
 } report;
 
 void report_free(report *r);
+/* Frees what one group holds (its strings, events, witness); the group's
+ * own memory is its holder's. */
+void race_group_free(race_group *g);
 /* Frees every group's witness (--html needs them, the report on standard
  * output shows them only with --witness). */
 void report_drop_witnesses(report *r);

@@ -209,6 +209,13 @@ static uint32_t kind_key(const void *c, const void *ctx)
     return ((const candidate *)c)->kind;
 }
 
+void engine_sort_by_kind(engine_run *run)
+{
+    if (run->kinds_unsorted)
+        engine_counting_sort(run->c, run->n, sizeof *run->c, RACE_KINDS,
+                             kind_key, NULL);
+}
+
 /* Every enabled analysis's candidates: `generate`, then batch by batch
  * of the shared hb_order each `generate_batch`, on this rank's batches
  * when c splits the run (engine_ranks.h; rank 0 then has them all).
@@ -230,13 +237,9 @@ static int generate_all(engine_run *run, comm *c)
     run->kinds_mixed = 1;
     if (engine_ranks_generate(run, c) != 0)
         return -1;
-    /* candidates kind by kind again (number_queries(), engine_decide.c);
-     * after a stop nothing is decided and the order does not matter.
-     * With one kind they are already: copying hundreds of millions of
-     * them took half a minute and doubled the memory. */
-    if (comm_rank(c) == 0 && !engine_stopped(run) && run->kinds_unsorted)
-        engine_counting_sort(run->c, run->n, sizeof *run->c, RACE_KINDS,
-                             kind_key, NULL);
+    /* after a stop nothing is decided and the order does not matter */
+    if (comm_rank(c) == 0 && !engine_stopped(run))
+        engine_sort_by_kind(run);
     return 0;
 }
 

@@ -723,15 +723,30 @@ static int model_consistent(const engine_run *run, hb_solver **kept,
     return a == ANSWER_SAT || a == ANSWER_UNKNOWN;
 }
 
-int engine_decide_shortcuts(engine_run *run, hb_answer *verdict)
+/* Every verdict unknown, the queries numbered, and their answers (the
+ * caller frees them), unknown too. */
+static hb_answer *unknown_answers(engine_run *run, hb_answer *verdict)
 {
-    for (size_t i = 0; i < run->n; i++)
+    for (size_t i = 0; i < run->n; i++) { /* seconds on 200 M */
+        if (!(i & 0xfffff))
+            run_progress_step(run->o->progress, "setting up verdicts", i, run->n);
         verdict[i] = ANSWER_UNKNOWN;
+    }
     number_queries(run);
     hb_answer *qa = xmalloc_array(run->n_queries + 1, sizeof *qa);
-    for (size_t i = 0; i < run->n_queries; i++)
+    for (size_t i = 0; i < run->n_queries; i++) {
+        if (!(i & 0xfffff))
+            run_progress_step(run->o->progress, "setting up queries", i, run->n_queries);
         qa[i] = ANSWER_UNKNOWN;
+    }
+    return qa;
+}
+
+int engine_decide_shortcuts(engine_run *run, hb_answer *verdict)
+{
+    hb_answer *qa = unknown_answers(run, verdict);
     int all = !engine_stopped(run) && run_shortcuts(run, qa, verdict) == 1;
+    run_progress_step(run->o->progress, NULL, 0, 0);
     for (size_t i = 0; all && i < run->n; i++)
         all = verdict[i] != ANSWER_UNKNOWN;
     free(qa);
@@ -751,18 +766,7 @@ enum { REUSE_SOLVER_MAX_EVENTS = 5000 };
 int engine_decide(engine_run *run, hb_answer *verdict, char *err,
                   size_t err_len)
 {
-    for (size_t i = 0; i < run->n; i++) { /* seconds on 200 M */
-        if (!(i & 0xfffff))
-            run_progress_step(run->o->progress, "setting up verdicts", i, run->n);
-        verdict[i] = ANSWER_UNKNOWN;
-    }
-    number_queries(run);
-    hb_answer *qa = xmalloc_array(run->n_queries + 1, sizeof *qa);
-    for (size_t i = 0; i < run->n_queries; i++) {
-        if (!(i & 0xfffff))
-            run_progress_step(run->o->progress, "setting up queries", i, run->n_queries);
-        qa[i] = ANSWER_UNKNOWN;
-    }
+    hb_answer *qa = unknown_answers(run, verdict);
     if (engine_stopped(run)) {
         free(qa);
         return 1;

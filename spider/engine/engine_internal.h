@@ -61,6 +61,14 @@ race_group engine_finish_group(const trace *t, const analysis_options *o,
                                const analysis *a, const group_state *gs);
 /* qsort order of the report's groups: kind, then locations. */
 int engine_cmp_groups(const void *x, const void *y);
+/* The candidates kind by kind again (number_queries(), engine_decide.c)
+ * after generate_batch mixed them; nothing to do when they are (copying
+ * hundreds of millions of them took half a minute and doubled the
+ * memory). */
+void engine_sort_by_kind(engine_run *run);
+/* Every enabled analysis's generate_batch of batch b of o, the batch
+ * focused once for all of them (engine_ranks.c). */
+void engine_generate_batch(engine_run *run, hb_order *o, uint32_t b);
 /* Frees the run's order, candidates, the analyses' state and grouper. */
 void engine_run_free(engine_run *run);
 

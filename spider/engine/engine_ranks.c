@@ -12,8 +12,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
-/* Every enabled analysis's candidates of batch b. */
-static void generate_batch(engine_run *run, hb_order *o, uint32_t b)
+void engine_generate_batch(engine_run *run, hb_order *o, uint32_t b)
 {
     const report_summary *s = &run->r->summary;
     int focused = hb_order_focus(o, b);
@@ -117,7 +116,7 @@ int engine_ranks_generate(engine_run *run, comm *c)
     uint32_t n_batches = hb_order_n_batches(o);
     if (comm_size(c) == 1) {
         for (uint32_t b = 0; b < n_batches && !engine_stopped(run); b++)
-            generate_batch(run, o, b);
+            engine_generate_batch(run, o, b);
         return 0;
     }
     uint32_t *owner = xmalloc_array((size_t)n_batches + 1, sizeof *owner);
@@ -127,7 +126,7 @@ int engine_ranks_generate(engine_run *run, comm *c)
     for (uint32_t b = 0; b < n_batches && !engine_stopped(run); b++)
         if (owner[b] == c->rank) {
             engine_log_batch(log, b);
-            generate_batch(run, o, b);
+            engine_generate_batch(run, o, b);
         }
     run->log = NULL;
     comm_parts parts;

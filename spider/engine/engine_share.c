@@ -20,16 +20,9 @@ static int own(const trace_share *s, uint32_t e) { return !s->foreign[e]; }
  * trace's order.) */
 static uint32_t own_event(const trace_share *s, uint32_t g)
 {
-    uint32_t lo = 0, hi = s->t->n_events;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (s->global[mid] < g)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < s->t->n_events && s->global[lo] == g && own(s, lo)
-               ? lo : UINT32_MAX;
+    uint32_t e = engine_lower_bound(s->global, 0, s->t->n_events, g);
+    return e < s->t->n_events && s->global[e] == g && own(s, e)
+               ? e : UINT32_MAX;
 }
 
 /* ---- what the share cannot decide alone ---------------------------------- */
@@ -134,12 +127,6 @@ static void add_summary(report_summary *to, const report_summary *p)
 
 /* ---- the rank's run ----------------------------------------------------- */
 
-static uint32_t kind_of(const void *c, const void *ctx)
-{
-    (void)ctx;
-    return ((const candidate *)c)->kind;
-}
-
 /* Generates the own batches on run, its order made over the share (and
  * Φ's edges dropped then: only the order reads them).  Returns 1 when
  * something is left that the share cannot decide. */
@@ -167,22 +154,17 @@ static int run_share(engine_run *run, hb_outside *out)
     }
     run->kinds_mixed = 1;
     hb_order *o = run->order;
+    /* a stop leaves the rest undecided, as in one process */
     for (uint32_t b = 0; b < hb_order_n_own_batches(o) && !engine_stopped(run);
-         b++) { /* a stop leaves the rest undecided, as in one process */
-        int focused = hb_order_focus(o, b);
-        for (int k = 0; k < RACE_KINDS; k++)
-            if (sum->enabled[k] && run->g->analyses[k]->generate_batch)
-                run->g->analyses[k]->generate_batch(run, b, focused);
-    }
+         b++)
+        engine_generate_batch(run, o, b);
     if (engine_stopped(run)) { /* what was found, undecided */
         engine_count_verdicts(run, NULL);
         return 0;
     }
     if (sum->not_asked)
         return 1; /* what Z3 would have been asked: skipped */
-    if (run->kinds_unsorted) /* number_queries()'s order, kind by kind */
-        engine_counting_sort(run->c, run->n, sizeof *run->c, RACE_KINDS,
-                             kind_of, NULL);
+    engine_sort_by_kind(run);
     hb_answer *verdict = xmalloc_array(run->n + 1, sizeof *verdict);
     int decided = engine_decide_shortcuts(run, verdict);
     if (decided || engine_stopped(run))
@@ -301,13 +283,9 @@ static int whole_group(const part_group *pg)
 
 static void part_group_free(part_group *pg)
 {
-    for (uint32_t i = 0; i < GROUP_EVENTS; i++) {
-        free(pg->g.locations[i]);
+    race_group_free(&pg->g); /* its events are not filled in yet */
+    for (uint32_t i = 0; i < GROUP_EVENTS; i++)
         free(pg->thread[i]);
-    }
-    free(pg->g.node);
-    free(pg->g.variable);
-    free(pg->g.variable_y);
 }
 
 /* The rank's summary (own: own_summary()'s figures) and its groups that
@@ -336,13 +314,10 @@ static void pack_part(pack *p, engine_run *run, const report_summary *own)
         if (!gs->count && !gs->undecided)
             continue;
         /* its events' contexts come from their owners (fetch_events()) */
-        report *one = xcalloc(1, sizeof *one);
-        one->groups = xcalloc(1, sizeof *one->groups);
-        one->n_groups = 1;
-        one->groups[0] = engine_finish_group(s->t, run->o, NULL,
-                                             g->analyses[gs->key.kind], gs);
-        pack_group(p, s, gs, &one->groups[0]);
-        report_free(one);
+        race_group rg = engine_finish_group(s->t, run->o, NULL,
+                                            g->analyses[gs->key.kind], gs);
+        pack_group(p, s, gs, &rg);
+        race_group_free(&rg);
     }
 }
 

@@ -95,7 +95,7 @@ void event_ref_free(event_ref *e)
     event_context_free(e->context);
 }
 
-static void free_group(race_group *g)
+void race_group_free(race_group *g)
 {
     for (uint32_t i = 0; i < GROUP_EVENTS; i++) {
         free(g->locations[i]);
@@ -129,10 +129,10 @@ void report_free(report *r)
     if (!r)
         return;
     for (size_t i = 0; i < r->n_open; i++)
-        free_group(&r->open[i]);
+        race_group_free(&r->open[i]);
     free(r->open);
     for (size_t i = 0; i < r->n_groups; i++)
-        free_group(&r->groups[i]);
+        race_group_free(&r->groups[i]);
     free(r->groups);
     for (size_t i = 0; i < r->n_correlations; i++) {
         free(r->correlations[i].node);
@@ -150,7 +150,7 @@ static size_t keep_groups(race_group *g, size_t n, const uint8_t *drop)
     size_t kept = 0;
     for (size_t i = 0; i < n; i++) {
         if (drop && drop[i])
-            free_group(&g[i]);
+            race_group_free(&g[i]);
         else
             g[kept++] = g[i];
     }
