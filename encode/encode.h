@@ -288,9 +288,12 @@ static inline int hb_wait_constrained(const hb_model *m, const wait_info *w)
 void hb_model_add_waits(hb_model *m, const trace *t,
                         const volatile sig_atomic_t *stop);
 
-/* The default of hb_model.lock_eager_max: a lock with 256 sections in
- * each of two threads has its clauses given to Z3 at once. */
-#define HB_LOCK_EAGER_MAX 65536
+/* The default of hb_model.lock_eager_max: a lock with 32 sections in
+ * each of two threads has its clauses given to Z3 at once.  Past some
+ * thousand clauses Z3's search among them takes longer than the rounds
+ * that ask for the few a model breaks (benchmarks/RESULTS.md, the
+ * eager threshold); below, the rounds cost more than the clauses. */
+#define HB_LOCK_EAGER_MAX 1024
 
 /* Walks the clauses of the lock groups, in the order the pairwise
  * encoding listed them (group, then x, then y after x).  Start with

@@ -7,7 +7,8 @@
 # scheduling, then Z3) has the race groups of --solver=z3 --no-prune,
 # and --all-instances its whole report (tests/differential.py exact);
 # then --atomicity on 50 of them (at most), and lazy lock clauses
-# (--eager-locks=0) on 30.  And the cut section of
+# (--eager-locks=0) on 30; two traces of one lock past --eager-locks's
+# default, lazy and eager.  And the cut section of
 # tests/fixtures/lock-cut-mid-order.log no longer sends every SAT answer
 # to Z3; a 1,000-event trace of 8 threads on 8 locks leaves under 1% of
 # its candidates to Z3 and none undecided.
@@ -36,13 +37,31 @@ python3 tests/differential.py exact --extra=--atomicity \
     && ok || not_ok "differential checks with --atomicity (above)"
 
 # Z3 given each lock's clauses only when a model breaks them (lazy, the
-# default past 65,536 clauses per lock; 2,000-event traces answer up to
-# ten times sooner that way, benchmarks/RESULTS.md): the same answers
+# default past 1,024 clauses per lock; benchmarks/RESULTS.md): the same
+# answers.  These traces' locks have fewer: all lazy here
 echo "== with --eager-locks=0"
 # shellcheck disable=SC2046
 python3 tests/differential.py exact --extra=--eager-locks=0 \
     $(seq -f "$TMP/l%g" 1 $((SEEDS < 30 ? SEEDS : 30))) \
     && ok || not_ok "differential checks with --eager-locks=0 (above)"
+# Locks past the default: threads whose sections of one lock follow one
+# another (benchmarks/lock_dense.py: 1,200 and 1,600 clauses), a few of
+# them writing z, which each thread reads outside them too; lazy by
+# default (against the shortcuts in every mode), and Z3 on every
+# candidate with every clause at once (--eager-locks=65536): the same
+# report
+python3 benchmarks/lock_dense.py 3 20 >"$TMP/dense3.log"
+python3 benchmarks/lock_dense.py 2 40 >"$TMP/dense2.log"
+echo "== locks past the default"
+python3 tests/differential.py exact "$TMP/dense3.log" "$TMP/dense2.log" \
+    && ok || not_ok "differential checks on locks past the default (above)"
+for t in dense3 dense2; do
+    $SPIDER -f json --no-timings --solver=z3 "$TMP/$t.log" >"$TMP/$t-lazy.json" 2>/dev/null
+    $SPIDER -f json --no-timings --solver=z3 --eager-locks=65536 "$TMP/$t.log" \
+        >"$TMP/$t-eager.json" 2>/dev/null
+    cmp -s "$TMP/$t-lazy.json" "$TMP/$t-eager.json" && ok \
+        || not_ok "$t: --solver=z3 with the lock's clauses lazy and eager differ"
+done
 
 # summary_of FILE.json: "shortcut_sat z3 undecided candidates"
 summary_of() {

@@ -198,7 +198,7 @@ def deadlock_pair(name, th):
             {"thread": name, "type": "LOCK", "variable": second},
             {"thread": name, "type": "UNLOCK", "variable": second},
             {"thread": name, "type": "UNLOCK", "variable": first}]
-# locks past --eager-locks (default 65,536 clauses) whose answers need Z3:
+# locks past --eager-locks (default 1,024 clauses) whose answers need Z3:
 # a race on y outside 1,000 sections per thread (Y0 vs Y1, Y0 vs YR1, Y1
 # vs YR0 race, by hand: each thread's sections may all come first; a run
 # found by scheduling shows them) and Z0/Z1 after them, which only Z3

@@ -107,7 +107,7 @@ static const char usage[] =
     "      --timeout-ms=N          per-query solver timeout (0 = none)\n"
     "      --eager-locks=N         Z3 gets the mutual-exclusion clauses of a\n"
     "                              lock with at most N of them at once (default\n"
-    "                              65536); a larger lock's only when a model\n"
+    "                              1024); a larger lock's only when a model\n"
     "                              breaks them (0: always that way). Same answers\n"
     "      --z3-config=fast|default\n"
     "                              Z3 set-up: difference-logic engine (fast,\n"
